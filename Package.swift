@@ -1,0 +1,56 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Imago",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Imago", targets: ["Imago"]),
+        .library(name: "ImagoTesting", targets: ["ImagoTesting"]),
+        .executable(name: "imago", targets: ["imago"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The core: Foundation and Dispatch only, no C library.
+        .target(name: "Imago", swiftSettings: swiftSettings),
+        // Test doubles shipped to users; imports neither XCTest nor Testing.
+        .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
+        // A scriptable HTTP/1.1 server on loopback, for integration tests and the demo.
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "imago",
+            dependencies: [
+                "Imago",
+                "LoopbackServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ImagoTests",
+            dependencies: ["Imago", "ImagoTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ImagoIntegrationTests",
+            dependencies: ["Imago", "ImagoTesting", "LoopbackServer"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,39 @@
+import Foundation
+
+/// An ``ImageDecoding`` that sniffs the format of the bytes and hands them
+/// to the decoder registered for that format.
+///
+/// ```swift
+/// let decoders = ImageDecoderRegistry([.png: myPNGDecoder])
+/// let image = try decoders.decode(data)
+/// ```
+public struct ImageDecoderRegistry: ImageDecoding {
+    /// The decoder for each format.
+    public var decoders: [ImageFormat: any ImageDecoding]
+
+    /// Creates a registry with a decoder per format.
+    public init(_ decoders: [ImageFormat: any ImageDecoding] = [:]) {
+        self.decoders = decoders
+    }
+
+    /// The formats this registry can decode.
+    public var supportedFormats: Set<ImageFormat> { Set(decoders.keys) }
+
+    /// Decodes with the decoder registered for the sniffed format.
+    ///
+    /// - Throws: ``ImageDecodingError/Code/unsupportedFormat`` when the bytes
+    ///   are not a known format or no decoder is registered for it; otherwise
+    ///   whatever that decoder throws, unchanged.
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        guard let format = ImageFormat(sniffing: data) else {
+            throw ImageDecodingError(
+                .unsupportedFormat,
+                message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF or WebP image"
+            )
+        }
+        guard let decoder = decoders[format] else {
+            throw ImageDecodingError(.unsupportedFormat, format: format, message: "no decoder is registered for \(format)")
+        }
+        return try decoder.decode(data, options: options)
+    }
+}

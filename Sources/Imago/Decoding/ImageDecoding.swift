@@ -1,0 +1,51 @@
+import Foundation
+
+/// Turns encoded bytes into an ``Image``.
+///
+/// Decoding is synchronous and may be slow: callers run it away from the
+/// main thread. Implementations must be safe to call from several threads
+/// at once and must return a typed error, never crash, on any bytes.
+///
+/// The codecs for JPEG, PNG, GIF and WebP live in the `ImagoCodecs` module;
+/// ``ImageDecoderRegistry`` picks one by the data's format.
+public protocol ImageDecoding: Sendable {
+    /// Decodes `data` into an image.
+    ///
+    /// - Throws: ``ImageDecodingError`` when the bytes are not a
+    ///   decodable image or break a limit in `options`.
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
+}
+
+extension ImageDecoding {
+    /// Decodes `data` with the default options.
+    public func decode(_ data: Data) throws -> Image {
+        try decode(data, options: ImageDecodingOptions())
+    }
+}
+
+/// What a decoder is asked to produce, and the limits it must respect.
+public struct ImageDecodingOptions: Sendable, Hashable {
+    /// The largest number of pixels (width x height, times frames for an
+    /// animation) a decoder may allocate; checked from the header before
+    /// any pixel buffer exists. Default: 50 megapixels.
+    public var maximumPixelCount: Int
+    /// Which frame of a multi-frame image to decode; `nil` decodes every frame.
+    public var frameIndex: Int?
+    /// When set, the decoder may scale the image down so that its longer
+    /// side is at most this many pixels.
+    public var maximumPixelSize: Int?
+
+    /// The default limit on decoded pixels: 50 megapixels.
+    public static let defaultMaximumPixelCount = 50_000_000
+
+    /// Creates decoding options.
+    public init(
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
+        frameIndex: Int? = nil,
+        maximumPixelSize: Int? = nil
+    ) {
+        self.maximumPixelCount = maximumPixelCount
+        self.frameIndex = frameIndex
+        self.maximumPixelSize = maximumPixelSize
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Which `Content-Type` values a response may carry.
+///
+/// Types compare case-insensitively and ignore parameters such as
+/// `; charset=utf-8`.
+public struct AcceptedContentTypes: Sendable, Hashable {
+    private enum Rule: Hashable {
+        case images
+        case json
+        case anything
+        case list([String], allowsMissing: Bool)
+    }
+
+    private let rule: Rule
+
+    /// `image/*`, `application/octet-stream`, or no type at all. For the last
+    /// two the bytes decide: the decoder sniffs the magic number.
+    public static let images = AcceptedContentTypes(rule: .images)
+    /// `application/json`, `text/json` and `application/*+json`, or no type at all.
+    public static let json = AcceptedContentTypes(rule: .json)
+    /// Any type, or none.
+    public static let anything = AcceptedContentTypes(rule: .anything)
+
+    /// Exactly the listed types. An entry may end in `/*` to accept a whole family.
+    ///
+    /// - Parameter allowsMissing: Whether a response without a type is accepted.
+    public static func only(_ types: [String], allowsMissing: Bool = false) -> AcceptedContentTypes {
+        AcceptedContentTypes(rule: .list(types.map { $0.lowercased() }, allowsMissing: allowsMissing))
+    }
+
+    /// Whether a response with `contentType` is acceptable.
+    ///
+    /// - Parameter contentType: The raw `Content-Type` value, or `nil` when absent.
+    public func accepts(contentType: String?) -> Bool {
+        let type = contentType.flatMap(Self.essence)
+        switch rule {
+        case .anything:
+            return true
+        case .images:
+            guard let type else { return true }
+            return type.hasPrefix("image/") || type == "application/octet-stream"
+        case .json:
+            guard let type else { return true }
+            return type == "application/json" || type == "text/json"
+                || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        case .list(let types, let allowsMissing):
+            guard let type else { return allowsMissing }
+            return types.contains { pattern in
+                pattern.hasSuffix("/*") ? type.hasPrefix(pattern.dropLast()) : type == pattern
+            }
+        }
+    }
+
+    /// The lower-cased `type/subtype` of a `Content-Type` value, or `nil` when it is blank.
+    static func essence(of contentType: String) -> String? {
+        let essence = contentType
+            .split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .trimmingCharacters(in: .whitespaces)
+            .lowercased()
+        return essence.isEmpty ? nil : essence
+    }
+}

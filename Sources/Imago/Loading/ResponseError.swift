@@ -1,0 +1,63 @@
+import Foundation
+
+/// The error of the response-handling layer: the response was rejected
+/// (content type, status) or its body could not be decoded.
+public struct ResponseError: Error, Sendable, CustomStringConvertible {
+    /// Which check rejected the response.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// The `Content-Type` is not one the request accepts.
+        public static let unacceptableContentType = Code("unacceptableContentType")
+        /// An `http(s)` URL produced a response that is not an HTTP response.
+        public static let notHTTPResponse = Code("notHTTPResponse")
+        /// The HTTP status is outside 200...299.
+        public static let unacceptableStatus = Code("unacceptableStatus")
+        /// The body passed the checks but could not be decoded;
+        /// ``ResponseError/underlying`` holds the decoder's error.
+        public static let decodingFailed = Code("decodingFailed")
+
+        public var description: String { name }
+    }
+
+    /// Which check failed.
+    public let code: Code
+    /// The URL of the response.
+    public let url: URL?
+    /// The HTTP status, when the response had one.
+    public let statusCode: Int?
+    /// The `Content-Type`, as the server sent it.
+    public let contentType: String?
+    /// The decoder's error, unchanged, for ``Code/decodingFailed``.
+    public let underlying: (any Error)?
+
+    /// Creates a response error.
+    public init(
+        _ code: Code,
+        url: URL?,
+        statusCode: Int? = nil,
+        contentType: String? = nil,
+        underlying: (any Error)? = nil
+    ) {
+        self.code = code
+        self.url = url
+        self.statusCode = statusCode
+        self.contentType = contentType
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        let source = url?.absoluteString ?? "<no URL>"
+        switch code {
+        case .unacceptableContentType:
+            return "\(source): unacceptable content type \(contentType.map { "'\($0)'" } ?? "(none)")"
+        case .notHTTPResponse:
+            return "\(source): the response is not an HTTP response"
+        case .unacceptableStatus:
+            return "\(source): HTTP status \(statusCode.map(String.init) ?? "?")"
+        default:
+            return "\(source): decoding failed: \(underlying.map { "\($0)" } ?? "unknown error")"
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Imago
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``DataLoading`` scripted per URL, for tests with no network or disk.
+///
+/// Each instance has its own script and records; there is no global state,
+/// so tests using separate instances run in parallel.
+///
+/// ```swift
+/// let loader = MockDataLoader()
+/// loader.stub(url, .image(TestImages.pngData))
+/// let client = NetworkClient(loader: loader, imageDecoder: decoder)
+/// _ = try await client.image(for: URLRequest(url: url))
+/// #expect(loader.requests.map(\.url) == [url])
+/// ```
+///
+/// A URL with no stub fails with ``MockDataLoader/Unstubbed``.
+public final class MockDataLoader: DataLoading {
+    /// The error for a request whose URL has no stub.
+    public struct Unstubbed: Error, Sendable, CustomStringConvertible {
+        /// The URL that had no stub.
+        public let url: URL?
+        public var description: String { "MockDataLoader has no response for \(url?.absoluteString ?? "<no URL>")" }
+    }
+
+    private struct State {
+        var stubs: [URL: MockResponse] = [:]
+        var tasks: [MockDataTask] = []
+        var cancelled: [URLRequest] = []
+        var waiters: [(url: URL?, continuation: CheckedContinuation<MockDataTask, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a loader with no stubs.
+    public init() {}
+
+    /// Sets the response for `url`, replacing any earlier one.
+    public func stub(_ url: URL, _ response: MockResponse) {
+        state.withLock { $0.stubs[url] = response }
+    }
+
+    /// Sets the response for the URL written as `string`.
+    public func stub(_ string: String, _ response: MockResponse) {
+        stub(URL(string: string)!, response)
+    }
+
+    /// Every request, in the order tasks were created.
+    public var requests: [URLRequest] { state.withLock { $0.tasks.map(\.request) } }
+    /// Every task created, in order.
+    public var tasks: [MockDataTask] { state.withLock { $0.tasks } }
+    /// The requests of every task cancelled, in the order of the cancels.
+    public var cancelledRequests: [URLRequest] { state.withLock { $0.cancelled } }
+
+    /// The tasks created for `url`, in order.
+    public func tasks(for url: URL) -> [MockDataTask] {
+        state.withLock { $0.tasks.filter { $0.request.url == url } }
+    }
+
+    /// Waits until a task for `url` exists (any URL when `nil`) and returns the
+    /// first one: handy with held responses, when the code under test creates
+    /// the task on another thread.
+    public func waitForTask(for url: URL? = nil) async -> MockDataTask {
+        await withCheckedContinuation { continuation in
+            let existing = state.withLock { state -> MockDataTask? in
+                if let task = state.tasks.first(where: { url == nil || $0.request.url == url }) { return task }
+                state.waiters.append((url, continuation))
+                return nil
+            }
+            if let existing { continuation.resume(returning: existing) }
+        }
+    }
+
+    public func dataTask(
+        with request: URLRequest,
+        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
+    ) -> any DataLoadingTask {
+        let response = state.withLock { state in
+            request.url.flatMap { state.stubs[$0] } ?? .failure(Unstubbed(url: request.url))
+        }
+        let task = MockDataTask(request: request, response: response, eventHandler: eventHandler) { [weak self] task in
+            self?.state.withLock { $0.cancelled.append(task.request) }
+        }
+        let ready = state.withLock { state in
+            state.tasks.append(task)
+            let matching = state.waiters.filter { $0.url == nil || $0.url == request.url }
+            state.waiters.removeAll { $0.url == nil || $0.url == request.url }
+            return matching.map(\.continuation)
+        }
+        ready.forEach { $0.resume(returning: task) }
+        return task
+    }
+}

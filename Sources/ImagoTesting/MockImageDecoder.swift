@@ -1,0 +1,52 @@
+import Foundation
+import Imago
+import Synchronization
+
+/// An ``ImageDecoding`` double: returns a scripted image or throws a
+/// scripted error, and records every call.
+///
+/// ```swift
+/// let decoder = MockImageDecoder(result: .success(TestImages.solid(width: 2, height: 2)))
+/// ...
+/// #expect(decoder.calls.count == 1)
+/// ```
+public final class MockImageDecoder: ImageDecoding {
+    /// One recorded call.
+    public struct Call: Sendable {
+        /// The data passed in.
+        public let data: Data
+        /// The options passed in.
+        public let options: ImageDecodingOptions
+    }
+
+    private let result: Mutex<Result<Image, any Error>>
+    private let recorded = Mutex<[Call]>([])
+
+    /// Creates a decoder that always answers with `result`.
+    public init(result: Result<Image, any Error>) {
+        self.result = Mutex(result)
+    }
+
+    /// Creates a decoder that returns `image`.
+    public convenience init(returning image: Image = TestImages.solid(width: 1, height: 1)) {
+        self.init(result: .success(image))
+    }
+
+    /// Creates a decoder that throws `error`.
+    public convenience init(throwing error: any Error) {
+        self.init(result: .failure(error))
+    }
+
+    /// Changes what later calls answer.
+    public func setResult(_ result: Result<Image, any Error>) {
+        self.result.withLock { $0 = result }
+    }
+
+    /// Every call, in order.
+    public var calls: [Call] { recorded.withLock { $0 } }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        recorded.withLock { $0.append(Call(data: data, options: options)) }
+        return try result.withLock { $0 }.get()
+    }
+}

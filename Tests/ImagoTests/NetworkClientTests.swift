@@ -1,0 +1,196 @@
+import Foundation
+import Imago
+import ImagoTesting
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// DESIGN 1.1: the two `async throws` operations and how they wrap each layer's failure.
+@Suite struct NetworkClientTests {
+    struct Album: Codable, Equatable, Sendable {
+        let artist: String
+        let name: String
+    }
+
+    let loader = MockDataLoader()
+    let decoder = MockImageDecoder(returning: TestImages.gradient(width: 4, height: 3))
+    let client: NetworkClient
+    let feedURL = URL(string: "https://api.example.com/albums.json")!
+
+    init() {
+        client = NetworkClient(loader: loader, imageDecoder: decoder)
+    }
+
+    // MARK: images
+
+    @Test func imageIsLoadedAndDecodedFromTheBody() async throws {
+        loader.stub(exampleURL, .image(TestImages.pngSignature))
+        let image = try await client.image(for: URLRequest(url: exampleURL))
+        #expect(image == TestImages.gradient(width: 4, height: 3))
+        #expect(decoder.calls.map(\.data) == [TestImages.pngSignature])
+        #expect(loader.requests.map(\.url) == [exampleURL])
+        #expect(loader.tasks.first?.resumeCount == 1)
+    }
+
+    @Test func imageOptionsReachTheDecoderUnchanged() async throws {
+        loader.stub(exampleURL, .image(TestImages.pngSignature))
+        let options = ImageDecodingOptions(maximumPixelCount: 99, frameIndex: 3, maximumPixelSize: 10)
+        _ = try await client.image(for: URLRequest(url: exampleURL), options: options)
+        #expect(decoder.calls.first?.options == options)
+    }
+
+    @Test func sessionFailureIsWrappedAsSessionFailedWithTheSameError() async {
+        let original = IdentityError("offline")
+        loader.stub(exampleURL, .failure(original))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .sessionFailed)
+        #expect((error?.underlying as? IdentityError) === original)
+        #expect(error?.url == exampleURL)
+        #expect(decoder.calls.isEmpty)
+    }
+
+    @Test func bodyCutShortIsASessionFailure() async {
+        let original = IdentityError("reset")
+        loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).failing(with: original))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .sessionFailed)
+        #expect((error?.underlying as? IdentityError) === original)
+        #expect(decoder.calls.isEmpty)
+    }
+
+    @Test func rejectedResponseIsWrappedAsHandlerFailed() async {
+        loader.stub(exampleURL, .status(404, body: TestImages.pngSignature, contentType: "image/png"))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.responseError?.code == .unacceptableStatus)
+        #expect(error?.statusCode == 404)
+        #expect(decoder.calls.isEmpty)
+    }
+
+    @Test func htmlInsteadOfAnImageFailsOnTheContentType() async {
+        loader.stub(exampleURL, .data(Data("<html></html>".utf8), contentType: "text/html; charset=utf-8"))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.responseError?.code == .unacceptableContentType)
+        #expect(decoder.calls.isEmpty)
+    }
+
+    @Test func decoderFailureIsAHandlerFailureKeepingTheDecodersError() async {
+        let original = IdentityError("corrupt")
+        decoder.setResult(.failure(original))
+        loader.stub(exampleURL, .image(TestImages.pngSignature))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.responseError?.code == .decodingFailed)
+        #expect((error?.responseError?.underlying as? IdentityError) === original)
+    }
+
+    @Test func nonHTTPResponseForAnHTTPURLIsRejected() async {
+        loader.stub(exampleURL, MockResponse(statusCode: nil, headers: ["Content-Type": "image/png"], chunks: [TestImages.pngSignature]))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.responseError?.code == .notHTTPResponse)
+    }
+
+    @Test func progressIsReportedForEveryChunk() async throws {
+        let body = Data(repeating: 7, count: 10)
+        loader.stub(exampleURL, .data(body, contentType: "image/png", chunkSize: 4))
+        let reports = Reports()
+        _ = try await client.image(for: URLRequest(url: exampleURL)) { reports.append($0) }
+        #expect(reports.values == [
+            LoadingProgress(completed: 4, total: 10),
+            LoadingProgress(completed: 8, total: 10),
+            LoadingProgress(completed: 10, total: 10),
+        ])
+        #expect(decoder.calls.first?.data == body)
+    }
+
+    @Test func cancellingTheCallerCancelsTheTaskAndThrowsCancellationError() async throws {
+        loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).held())
+        let client = self.client
+        let call = Task { try await client.image(for: URLRequest(url: exampleURL)) }
+        let task = await loader.waitForTask(for: exampleURL)
+        call.cancel()
+        let error = await caughtError { try await call.value }
+        #expect(error is CancellationError)
+        #expect(task.cancelCount == 1)
+        #expect(loader.cancelledRequests.map(\.url) == [exampleURL])
+        #expect(decoder.calls.isEmpty)
+    }
+
+    @Test func aHeldResponseCompletesWhenTheTestReleasesIt() async throws {
+        loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).held())
+        let client = self.client
+        let call = Task { try await client.image(for: URLRequest(url: exampleURL)) }
+        let task = await loader.waitForTask(for: exampleURL)
+        #expect(task.resumeCount == 1)
+        #expect(decoder.calls.isEmpty)
+        task.complete()
+        _ = try await call.value
+        #expect(decoder.calls.count == 1)
+    }
+
+    // MARK: JSON
+
+    @Test func jsonIsDecoded() async throws {
+        loader.stub(feedURL, try .json(encoding: [Album(artist: "Joni Mitchell", name: "Blue")]))
+        let albums = try await client.json([Album].self, for: URLRequest(url: feedURL))
+        #expect(albums == [Album(artist: "Joni Mitchell", name: "Blue")])
+    }
+
+    @Test func jsonUsesTheGivenDecoder() async throws {
+        loader.stub(feedURL, .json(Data(#"{"artist_name":"Nina","album_name":"x"}"#.utf8)))
+        struct Snake: Decodable { let artistName: String }
+        let value = try await client.json(Snake.self, for: URLRequest(url: feedURL)) {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            return decoder
+        }
+        #expect(value.artistName == "Nina")
+    }
+
+    @Test func jsonWithTheWrongContentTypeIsAHandlerFailure() async {
+        loader.stub(feedURL, .data(Data("[]".utf8), contentType: "text/html"))
+        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.responseError?.code == .unacceptableContentType)
+    }
+
+    @Test func jsonServerErrorIsAHandlerFailureWithTheStatus() async {
+        loader.stub(feedURL, .json(Data("{}".utf8), statusCode: 500))
+        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.statusCode == 500)
+    }
+
+    @Test func malformedJSONIsAHandlerFailureCarryingTheDecodingError() async {
+        loader.stub(feedURL, .json(Data("{not json".utf8)))
+        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
+        #expect(error?.responseError?.code == .decodingFailed)
+        #expect(error?.responseError?.underlying is DecodingError)
+    }
+
+    @Test func jsonSessionFailureIsASessionFailureWithTheSameError() async {
+        let original = IdentityError()
+        loader.stub(feedURL, .failure(original))
+        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
+        #expect(error?.code == .sessionFailed)
+        #expect((error?.underlying as? IdentityError) === original)
+    }
+
+    @Test func defaultDecoderRejectsImagesAsUnsupported() async {
+        let client = NetworkClient(loader: loader)
+        loader.stub(exampleURL, .image(TestImages.pngSignature))
+        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect((error?.responseError?.underlying as? ImageDecodingError)?.code == .unsupportedFormat)
+    }
+}
+
+/// Collects values from a `@Sendable` callback.
+final class Reports: Sendable {
+    private let storage = Mutex<[LoadingProgress]>([])
+    func append(_ value: LoadingProgress) { storage.withLock { $0.append(value) } }
+    var values: [LoadingProgress] { storage.withLock { $0 } }
+}
+

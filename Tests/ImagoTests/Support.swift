@@ -1,0 +1,43 @@
+import Foundation
+import Imago
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A class-backed error, so tests can check that the very same instance comes back.
+final class IdentityError: Error, CustomStringConvertible {
+    let name: String
+    init(_ name: String = "identity") { self.name = name }
+    var description: String { "IdentityError(\(name))" }
+}
+
+/// Runs `body` and returns the error it throws, or `nil` when it succeeds.
+func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Runs `body` and returns the error it throws, or `nil` when it succeeds.
+func caughtError<T>(_ body: () throws -> T) -> (any Error)? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+func httpResponse(_ url: URL, status: Int, contentType: String?) -> HTTPURLResponse {
+    HTTPURLResponse(
+        url: url,
+        statusCode: status,
+        httpVersion: "HTTP/1.1",
+        headerFields: contentType.map { ["Content-Type": $0] } ?? [:]
+    )!
+}
+
+let exampleURL = URL(string: "https://images.example.com/cat.png")!
