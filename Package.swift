@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Imago", targets: ["Imago"]),
+        .library(name: "ImagoCodecs", targets: ["ImagoCodecs"]),
         .library(name: "ImagoTesting", targets: ["ImagoTesting"]),
         .executable(name: "imago", targets: ["imago"]),
     ],
@@ -21,6 +22,33 @@ let package = Package(
     targets: [
         // The core: Foundation and Dispatch only, no C library.
         .target(name: "Imago", swiftSettings: swiftSettings),
+        // The C codec libraries, found through pkg-config.
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        .systemLibrary(
+            name: "CSpng",
+            pkgConfig: "spng",
+            providers: [.apt(["libspng-dev"]), .brew(["libspng"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
+        // giflib ships a pkg-config file only in recent releases; its header is on the default path.
+        .systemLibrary(
+            name: "CGif",
+            providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
+        ),
+        // JPEG, PNG, GIF and WebP decoders and encoders over the C libraries.
+        .target(
+            name: "ImagoCodecs",
+            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CWebP", "CGif"],
+            swiftSettings: swiftSettings
+        ),
         // Test doubles shipped to users; imports neither XCTest nor Testing.
         .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
         // A scriptable HTTP/1.1 server on loopback, for integration tests and the demo.
@@ -45,6 +73,12 @@ let package = Package(
         .testTarget(
             name: "ImagoTests",
             dependencies: ["Imago", "ImagoTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ImagoCodecsTests",
+            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"],
+            resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

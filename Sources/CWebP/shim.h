@@ -1,0 +1,4 @@
+#pragma once
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/demux.h>

@@ -1,0 +1,66 @@
+import Foundation
+
+/// An ``ImageDecoding`` that drives a codec through its ``CodecFunctions``
+/// table and enforces the safety limits between the two steps.
+///
+/// 1. ``CodecFunctions/open`` reads the header; a failure is
+///    ``ImageDecodingError/Code/couldNotOpen`` and nothing else runs.
+/// 2. The size is checked: zero sizes are rejected, width x height (times
+///    the frame count when every frame is decoded) must not exceed
+///    ``ImageDecodingOptions/maximumPixelCount`` (``ImageDecodingError/Code/tooManyPixels``),
+///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
+/// 3. ``CodecFunctions/makeImage`` decodes; a failure is
+///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned unchanged.
+///
+/// The table's own errors are kept, unchanged, as ``ImageDecodingError/underlying``.
+public struct CodecDecoder: ImageDecoding {
+    /// The format this decoder handles (used in errors).
+    public let format: ImageFormat
+    /// The codec's functions.
+    public let functions: CodecFunctions
+
+    /// Creates a decoder for `format` over `functions`.
+    public init(format: ImageFormat, functions: CodecFunctions) {
+        self.format = format
+        self.functions = functions
+    }
+
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        let opened: OpenedImage
+        do {
+            opened = try functions.open(data, options)
+        } catch {
+            throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
+        }
+        try check(opened, options: options)
+        do {
+            return try functions.makeImage(opened, options.frameIndex, options)
+        } catch {
+            throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
+        }
+    }
+
+    private func check(_ opened: OpenedImage, options: ImageDecodingOptions) throws {
+        guard opened.width > 0, opened.height > 0, opened.frameCount > 0 else {
+            throw ImageDecodingError(
+                .couldNotOpen, format: format,
+                message: "the header declares an empty image (\(opened.width)x\(opened.height), \(opened.frameCount) frames)"
+            )
+        }
+        if let index = options.frameIndex, !(0..<opened.frameCount).contains(index) {
+            throw ImageDecodingError(
+                .frameOutOfRange, format: format,
+                message: "frame \(index) was requested; the image has \(opened.frameCount)"
+            )
+        }
+        let frames = options.frameIndex == nil ? opened.frameCount : 1
+        let (area, overflow1) = opened.width.multipliedReportingOverflow(by: opened.height)
+        let (pixels, overflow2) = area.multipliedReportingOverflow(by: frames)
+        if overflow1 || overflow2 || pixels > options.maximumPixelCount {
+            throw ImageDecodingError(
+                .tooManyPixels, format: format,
+                message: "\(opened.width)x\(opened.height)\(frames > 1 ? " x \(frames) frames" : "") exceeds the limit of \(options.maximumPixelCount) pixels"
+            )
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import CSpng
+import Foundation
+import Imago
+
+extension CodecFunctions {
+    /// The production table for PNG, over libspng.
+    ///
+    /// `open` reads only the `IHDR` chunk. `makeImage` decodes to RGBA8 when
+    /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
+    /// samples are reduced to 8 bits and palettes expanded. libspng's limits
+    /// are set on every context: width and height from the pixel limit,
+    /// 16 MB per chunk and 64 MB of cached ancillary chunks. CRC errors fail.
+    public static let png = CodecFunctions(
+        open: { data, options in
+            let header = try SpngContext.withContext(data, options: options) { context in try context.header() }
+            return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: data)
+        },
+        makeImage: { opened, _, options in
+            let data = opened.state as? Data ?? Data()
+            return try SpngContext.withContext(data, options: options) { context in try context.decode() }
+        }
+    )
+}
+
+/// One libspng decoding context over a buffer, freed when done.
+struct SpngContext: ~Copyable {
+    /// The largest chunk libspng may read.
+    static let chunkSizeLimit = 16 << 20
+    /// The most memory libspng may spend on ancillary chunks.
+    static let chunkCacheLimit = 64 << 20
+
+    private let context: OpaquePointer
+
+    private init(_ context: OpaquePointer) { self.context = context }
+
+    /// Runs `body` with a context reading `data`, with the limits set.
+    static func withContext<T>(
+        _ data: Data,
+        options: ImageDecodingOptions,
+        _ body: (borrowing SpngContext) throws -> T
+    ) throws -> T {
+        try data.withUnsafeBytes { buffer in
+            guard let raw = spng_ctx_new(0) else {
+                throw CodecError(library: "libspng", code: -1, message: "could not allocate a context")
+            }
+            defer { spng_ctx_free(raw) }
+            let context = SpngContext(raw)
+            let side = UInt32(clamping: min(options.maximumPixelCount, Int(Int32.max)))
+            try check(spng_set_image_limits(raw, side, side))
+            try check(spng_set_chunk_limits(raw, chunkSizeLimit, chunkCacheLimit))
+            try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
+            try check(spng_set_png_buffer(raw, buffer.baseAddress, buffer.count))
+            return try body(context)
+        }
+    }
+
+    /// Reads the `IHDR` chunk.
+    func header() throws -> spng_ihdr {
+        var header = spng_ihdr()
+        try Self.check(spng_get_ihdr(context, &header))
+        return header
+    }
+
+    /// Decodes the whole image.
+    func decode() throws -> Image {
+        let header = try header()
+        var transparency = spng_trns()
+        let hasTransparencyChunk = spng_get_trns(context, &transparency) == 0
+        let colorType = Int(header.color_type)
+        let hasAlpha = colorType == Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
+            || colorType == Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
+            || hasTransparencyChunk
+        let format = hasAlpha ? SPNG_FMT_RGBA8 : SPNG_FMT_RGB8
+        var size = 0
+        try Self.check(spng_decoded_image_size(context, Int32(format.rawValue), &size))
+        let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            try Self.check(spng_decode_image(context, buffer.baseAddress, size, Int32(format.rawValue), Int32(SPNG_DECODE_TRNS.rawValue)))
+            count = size
+        }
+        return Image(
+            width: Int(header.width),
+            height: Int(header.height),
+            pixelFormat: hasAlpha ? .rgba8 : .rgb8,
+            pixels: pixels
+        )
+    }
+
+    /// Maps a libspng status code to ``CodecError``.
+    static func check(_ status: Int32) throws {
+        guard status != 0 else { return }
+        throw CodecError(library: "libspng", code: Int(status), message: String(cString: spng_strerror(status)))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// DESIGN 1.2: the decoder drives its table in two steps and checks limits in between.
+@Suite struct CodecDecoderTests {
+    let data = Data([1, 2, 3, 4, 5])
+    let image = TestImages.gradient(width: 4, height: 4)
+
+    @Test func passesDataOptionsAndFrameIndexThroughAndReturnsTheTablesImage() throws {
+        let spy = SpyCodecTable(opened: OpenedImage(width: 4, height: 4, frameCount: 3), image: image)
+        let options = ImageDecodingOptions(maximumPixelCount: 1_000, frameIndex: 2, maximumPixelSize: 64)
+        let decoded = try CodecDecoder(format: .gif, functions: spy.functions).decode(data, options: options)
+        #expect(decoded == image)
+        #expect(spy.openCalls.map(\.data) == [data])
+        #expect(spy.openCalls.map(\.options) == [options])
+        #expect(spy.makeImageCalls.map(\.frameIndex) == [2])
+        #expect(spy.makeImageCalls.map(\.options) == [options])
+        #expect(spy.makeImageCalls.map(\.opened.frameCount) == [3])
+    }
+
+    @Test func openFailureIsCouldNotOpenAndTheImageStepIsNotCalled() {
+        let spy = SpyCodecTable(open: .failure(CodecError(library: "test", code: 7, message: "bad header")), makeImage: .success(image))
+        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .couldNotOpen)
+        #expect(error?.format == .png)
+        #expect(error?.underlying as? CodecError == CodecError(library: "test", code: 7, message: "bad header"))
+        #expect(spy.makeImageCalls.isEmpty)
+    }
+
+    @Test func imageFailureIsCouldNotProduceImage() {
+        let spy = SpyCodecTable(open: .success(OpenedImage(width: 2, height: 2)), makeImage: .failure(CodecError(library: "test", code: 9, message: "bad data")))
+        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .couldNotProduceImage)
+        #expect(error?.underlying as? CodecError == CodecError(library: "test", code: 9, message: "bad data"))
+    }
+
+    @Test func failingTableFailsAtTheFirstStep() {
+        let error = caughtError { try CodecDecoder(format: .jpeg, functions: .failing).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .couldNotOpen)
+        #expect(error?.underlying as? CodecFunctions.FailingTableError == .init(entry: "open"))
+    }
+
+    @Test func pixelLimitIsCheckedFromTheHeaderBeforeTheImageStep() {
+        let spy = SpyCodecTable(opened: OpenedImage(width: 100_000, height: 100_000), image: image)
+        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .tooManyPixels)
+        #expect(spy.makeImageCalls.isEmpty)
+    }
+
+    @Test func animationsCountEveryFrameAgainstTheLimit() throws {
+        let spy = SpyCodecTable(opened: OpenedImage(width: 1_000, height: 1_000, frameCount: 60), image: image)
+        let decoder = CodecDecoder(format: .gif, functions: spy.functions)
+        let all = caughtError { try decoder.decode(data) } as? ImageDecodingError
+        #expect(all?.code == .tooManyPixels)
+        // One frame of it is within the limit.
+        _ = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 59))
+        #expect(spy.makeImageCalls.count == 1)
+    }
+
+    @Test func overflowingDimensionsAreRejected() {
+        let spy = SpyCodecTable(opened: OpenedImage(width: Int.max / 2, height: 4, frameCount: Int.max), image: image)
+        let error = caughtError { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .tooManyPixels)
+    }
+
+    @Test func missingFrameIsOutOfRange() {
+        let spy = SpyCodecTable(opened: OpenedImage(width: 2, height: 2, frameCount: 2), image: image)
+        let error = caughtError {
+            try CodecDecoder(format: .gif, functions: spy.functions).decode(data, options: ImageDecodingOptions(frameIndex: 2))
+        } as? ImageDecodingError
+        #expect(error?.code == .frameOutOfRange)
+        #expect(spy.makeImageCalls.isEmpty)
+    }
+
+    @Test func emptyHeaderIsCouldNotOpen() {
+        let spy = SpyCodecTable(opened: OpenedImage(width: 0, height: 5), image: image)
+        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .couldNotOpen)
+        #expect(spy.makeImageCalls.isEmpty)
+    }
+
+    @Test func oneEntryCanBeReplacedWhileTheOtherStaysReal() throws {
+        var functions = CodecFunctions.png
+        functions.makeImage = { opened, _, _ in TestImages.solid(width: opened.width, height: opened.height) }
+        let png = try Fixtures.data("pngsuite/basn2c08.png")
+        let image = try CodecDecoder(format: .png, functions: functions).decode(png)
+        #expect(image == TestImages.solid(width: 32, height: 32))
+    }
+}
