@@ -8,6 +8,8 @@ import Foundation
 /// 2. The size is checked: zero sizes are rejected, width x height (times
 ///    the frame count when every frame is decoded) must not exceed
 ///    ``ImageDecodingOptions/maximumPixelCount`` (``ImageDecodingError/Code/tooManyPixels``),
+///    the frame count must not exceed ``ImageDecodingOptions/maximumFrameCount``
+///    (``ImageDecodingError/Code/tooManyFrames``),
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
 ///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned unchanged.
@@ -45,6 +47,12 @@ public struct CodecDecoder: ImageDecoding {
             throw ImageDecodingError(
                 .couldNotOpen, format: format,
                 message: "the header declares an empty image (\(opened.width)x\(opened.height), \(opened.frameCount) frames)"
+            )
+        }
+        if opened.frameCount > options.maximumFrameCount {
+            throw ImageDecodingError(
+                .tooManyFrames, format: format,
+                message: "\(opened.frameCount) frames exceed the limit of \(options.maximumFrameCount)"
             )
         }
         if let index = options.frameIndex, !(0..<opened.frameCount).contains(index) {

@@ -29,6 +29,9 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// animation) a decoder may allocate; checked from the header before
     /// any pixel buffer exists. Default: 50 megapixels.
     public var maximumPixelCount: Int
+    /// The most frames an animation may have; checked from the header.
+    /// Default: 1,000.
+    public var maximumFrameCount: Int
     /// Which frame of a multi-frame image to decode; `nil` decodes every frame.
     public var frameIndex: Int?
     /// When set, the decoder may scale the image down so that its longer
@@ -41,10 +44,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// Creates decoding options.
     public init(
         maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
+        maximumFrameCount: Int = 1_000,
         frameIndex: Int? = nil,
         maximumPixelSize: Int? = nil
     ) {
         self.maximumPixelCount = maximumPixelCount
+        self.maximumFrameCount = maximumFrameCount
         self.frameIndex = frameIndex
         self.maximumPixelSize = maximumPixelSize
     }

@@ -14,6 +14,8 @@ public struct ImageDecodingError: Error, Sendable, CustomStringConvertible {
         public static let couldNotProduceImage = Code("couldNotProduceImage")
         /// The image is larger than ``ImageDecodingOptions/maximumPixelCount``.
         public static let tooManyPixels = Code("tooManyPixels")
+        /// The animation has more frames than ``ImageDecodingOptions/maximumFrameCount``.
+        public static let tooManyFrames = Code("tooManyFrames")
         /// The requested frame does not exist.
         public static let frameOutOfRange = Code("frameOutOfRange")
 
