@@ -61,9 +61,16 @@ import Testing
     }
 
     @Test func overflowingDimensionsAreRejected() {
-        let spy = SpyCodecTable(opened: OpenedImage(width: Int.max / 2, height: 4, frameCount: Int.max), image: image)
+        let spy = SpyCodecTable(opened: OpenedImage(width: Int.max / 2, height: 4, frameCount: 900), image: image)
         let error = caughtError { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) } as? ImageDecodingError
         #expect(error?.code == .tooManyPixels)
+    }
+
+    @Test func frameCountOverTheLimitIsRejectedBeforeTheImageStep() {
+        let spy = SpyCodecTable(opened: OpenedImage(width: 1, height: 1, frameCount: 1_001), image: image)
+        let error = caughtError { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) } as? ImageDecodingError
+        #expect(error?.code == .tooManyFrames)
+        #expect(spy.makeImageCalls.isEmpty)
     }
 
     @Test func missingFrameIsOutOfRange() {
