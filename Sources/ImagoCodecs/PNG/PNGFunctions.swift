@@ -9,7 +9,8 @@ extension CodecFunctions {
     /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
     /// samples are reduced to 8 bits and palettes expanded. libspng's limits
     /// are set on every context: width and height from the pixel limit,
-    /// 16 MB per chunk and 64 MB of cached ancillary chunks. CRC errors fail.
+    /// 16 MB per chunk and 64 MB of cached ancillary chunks. CRC errors fail,
+    /// including those of the chunks after the image data.
     public static let png = CodecFunctions(
         open: { data, options in
             let header = try SpngContext.withContext(data, options: options) { context in try context.header() }
@@ -76,6 +77,14 @@ struct SpngContext: ~Copyable {
         let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             try Self.check(spng_decode_image(context, buffer.baseAddress, size, Int32(format.rawValue), Int32(SPNG_DECODE_TRNS.rawValue)))
             count = size
+        }
+        // libspng checks the CRC of the last IDAT chunk, and the chunks after it,
+        // only when they are read: reading one of them (tIME) makes a broken
+        // checksum or a missing IEND an error instead of a silent success.
+        var time = spng_time()
+        let trailing = spng_get_time(context, &time)
+        if trailing != 0 && trailing != Int32(SPNG_ECHUNKAVAIL.rawValue) {
+            try Self.check(trailing)
         }
         return Image(
             width: Int(header.width),

@@ -1,0 +1,128 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// The PNG decoder over libspng, against PngSuite and hostile input.
+@Suite struct PNGDecoderTests {
+    struct Reference: Decodable {
+        let width: Int
+        let height: Int
+        let format: String
+        let fnv1a64: String
+    }
+
+    static let references: [String: Reference] = {
+        let data = try! Fixtures.data("pngsuite-reference.json")
+        return try! JSONDecoder().decode([String: Reference].self, from: data)
+    }()
+
+    static let validFiles = (try? Fixtures.pngSuite().filter { !$0.hasPrefix("x") }) ?? []
+    static let corruptFiles = (try? Fixtures.pngSuite().filter { $0.hasPrefix("x") }) ?? []
+
+    let decoder = ImageDecoders.png()
+
+    @Test func suiteIsPresent() {
+        #expect(Self.validFiles.count == 161)
+        #expect(Self.corruptFiles.count == 14)
+        #expect(Set(Self.references.keys) == Set(Self.validFiles))
+    }
+
+    @Test(arguments: validFiles)
+    func validSuiteFileDecodesToTheReferencePixels(name: String) throws {
+        let reference = try #require(Self.references[name])
+        let image = try decoder.decode(try Fixtures.data("pngsuite/\(name)"))
+        #expect(image.width == reference.width)
+        #expect(image.height == reference.height)
+        #expect(image.pixelFormat.rawValue == reference.format)
+        #expect(image.bytesPerRow == image.width * image.pixelFormat.bytesPerPixel)
+        #expect(fnv1a64(image.pixels) == reference.fnv1a64)
+    }
+
+    @Test(arguments: corruptFiles)
+    func corruptSuiteFileIsRejectedWithATypedError(name: String) throws {
+        let error = caughtError { try decoder.decode(try Fixtures.data("pngsuite/\(name)")) }
+        let decoding = try #require(error as? ImageDecodingError, "\(name): \(String(describing: error))")
+        #expect(decoding.format == .png)
+        #expect(decoding.underlying is CodecError)
+    }
+
+    @Test func transparencyChunkGivesAnAlphaChannel() throws {
+        // tbrn2c08: RGB with a tRNS colour; pixels of that colour become transparent.
+        let image = try decoder.decode(try Fixtures.data("pngsuite/tbrn2c08.png"))
+        #expect(image.pixelFormat == .rgba8)
+        #expect(image.pixels.enumerated().contains { $0.offset % 4 == 3 && $0.element == 0 })
+    }
+
+    @Test func sixteenBitImagesAreReducedToEightBits() throws {
+        let image = try decoder.decode(try Fixtures.data("pngsuite/basn6a16.png"))
+        #expect(image.pixelFormat == .rgba8)
+        #expect(image.pixels.count == 32 * 32 * 4)
+    }
+
+    @Test func hugeDeclaredSizeFailsWithThePixelLimitBeforeDecoding() throws {
+        let data = Self.png(width: 100_000, height: 100_000)
+        let started = ContinuousClock.now
+        let error = caughtError { try decoder.decode(data) } as? ImageDecodingError
+        #expect(error?.code == .tooManyPixels)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test func pixelLimitIsConfigurable() throws {
+        let data = try Fixtures.data("pngsuite/basn2c08.png")
+        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 1023)) } as? ImageDecodingError
+        #expect(error?.code == .tooManyPixels)
+        _ = try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 1024))
+    }
+
+    @Test func garbageCannotBeOpened() {
+        let error = caughtError { try decoder.decode(Data("not a png at all".utf8)) } as? ImageDecodingError
+        #expect(error?.code == .couldNotOpen)
+    }
+
+    @Test func frameZeroIsTheImageAndFrameOneDoesNotExist() throws {
+        let data = try Fixtures.data("pngsuite/basn2c08.png")
+        _ = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 0))
+        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 1)) } as? ImageDecodingError
+        #expect(error?.code == .frameOutOfRange)
+    }
+
+    @Test(arguments: ["basn0g01.png", "basn2c16.png", "basi3p08.png", "basn6a08.png", "tbrn2c08.png", "s09n3p02.png"])
+    func survivesTruncationAndHeaderCorruption(name: String) throws {
+        let report = DecoderVerifier.verify(decoder, on: try Fixtures.data("pngsuite/\(name)"))
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(report.cases.count > 100)
+    }
+
+    /// A PNG whose IHDR declares `width` x `height`, with no image data.
+    static func png(width: UInt32, height: UInt32) -> Data {
+        var ihdr = Data("IHDR".utf8)
+        for value in [width, height] { withUnsafeBytes(of: value.bigEndian) { ihdr.append(contentsOf: $0) } }
+        ihdr.append(contentsOf: [8, 6, 0, 0, 0])
+        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        data.append(ihdr)
+        withUnsafeBytes(of: crc32(ihdr).bigEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+}
+
+/// FNV-1a, 64 bits, as hex: the checksum the reference script writes.
+func fnv1a64(_ bytes: [UInt8]) -> String {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in bytes {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+}
+
+/// The CRC-32 of PNG chunks.
+func crc32(_ data: Data) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in data {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) }
+    }
+    return ~crc
+}
