@@ -11,7 +11,13 @@ public enum ImageDecoders {
     /// A registry with a decoder for JPEG, PNG, GIF and WebP.
     public static let all = ImageDecoderRegistry([
         .png: png(),
+        .jpeg: jpeg(),
     ])
+
+    /// A JPEG decoder; by default over libjpeg-turbo.
+    public static func jpeg(functions: CodecFunctions = .jpeg) -> CodecDecoder {
+        CodecDecoder(format: .jpeg, functions: functions)
+    }
 
     /// A PNG decoder; by default over libspng.
     public static func png(functions: CodecFunctions = .png) -> CodecDecoder {

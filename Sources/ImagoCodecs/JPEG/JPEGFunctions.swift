@@ -1,0 +1,142 @@
+import CTurboJPEG
+import Foundation
+import Imago
+
+extension CodecFunctions {
+    /// The production table for JPEG, over libjpeg-turbo's TurboJPEG API
+    /// (error codes only, no `setjmp` in Imago's code).
+    ///
+    /// `open` reads the frame header and the EXIF orientation. `makeImage`
+    /// decodes grayscale JPEGs to `gray8` and everything else to `rgb8`
+    /// (CMYK and YCCK are converted, assuming Adobe's inverted CMYK), then
+    /// turns the image upright as its EXIF orientation says. With
+    /// ``ImageDecodingOptions/maximumPixelSize`` it uses libjpeg-turbo's DCT
+    /// scaling: the smallest of the library's scaling factors (1/8 to 2)
+    /// whose result still covers that size. A corrupt-data *warning* (such as
+    /// a truncated scan) still yields the image, as browsers show it.
+    public static let jpeg = CodecFunctions(
+        open: { data, _ in
+            let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
+            let orientation = ExifOrientation.read(from: data)
+            let state = JPEGState(data: data, colorspace: header.colorspace, orientation: orientation)
+            return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state)
+        },
+        makeImage: { opened, _, options in
+            guard let state = opened.state as? JPEGState else {
+                throw CodecError(library: "libjpeg-turbo", code: -1, message: "the image was not opened by the JPEG table")
+            }
+            let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
+            let image = try TurboJPEG.withDecompressor { decompressor in
+                try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace)
+            }
+            return image.applying(state.orientation)
+        }
+    )
+}
+
+/// What the JPEG table's `open` hands to `makeImage`.
+struct JPEGState: Sendable {
+    let data: Data
+    let colorspace: Int32
+    let orientation: ImageOrientation
+}
+
+/// A TurboJPEG decompressor handle, destroyed when done.
+struct TurboJPEG: ~Copyable {
+    private let handle: tjhandle
+
+    private init(_ handle: tjhandle) { self.handle = handle }
+
+    /// Runs `body` with a fresh decompressor.
+    static func withDecompressor<T>(_ body: (borrowing TurboJPEG) throws -> T) throws -> T {
+        guard let handle = tjInitDecompress() else {
+            throw CodecError(library: "libjpeg-turbo", code: -1, message: String(cString: tjGetErrorStr2(nil)))
+        }
+        defer { tjDestroy(handle) }
+        return try body(TurboJPEG(handle))
+    }
+
+    /// The size and colour space from the frame header.
+    func header(of data: Data) throws -> (width: Int, height: Int, colorspace: Int32) {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = data.withUnsafeBytes { raw in
+            tjDecompressHeader3(handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count), &width, &height, &subsampling, &colorspace)
+        }
+        try check(status, allowWarning: false)
+        guard width > 0, height > 0 else {
+            throw CodecError(library: "libjpeg-turbo", code: -1, message: "the data has no usable frame header")
+        }
+        return (Int(width), Int(height), colorspace)
+    }
+
+    /// Decodes at `width` x `height`, which must be a size the library can scale to.
+    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32) throws -> Image {
+        let isGray = colorspace == Int32(TJCS_GRAY.rawValue)
+        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        let pixelFormat: TJPF = isGray ? TJPF_GRAY : isCMYK ? TJPF_CMYK : TJPF_RGB
+        let channels = isGray ? 1 : isCMYK ? 4 : 3
+        let stride = width * channels
+        var status: Int32 = 0
+        let pixels = [UInt8](unsafeUninitializedCapacity: stride * height) { buffer, count in
+            status = data.withUnsafeBytes { raw in
+                tjDecompress2(
+                    handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count),
+                    buffer.baseAddress, Int32(width), Int32(stride), Int32(height), Int32(pixelFormat.rawValue), 0
+                )
+            }
+            // On failure the buffer may be partly written; it is discarded below.
+            if status != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+                buffer.initialize(repeating: 0)
+            }
+            count = stride * height
+        }
+        try check(status, allowWarning: true)
+        if isCMYK {
+            return Image(width: width, height: height, pixelFormat: .rgb8, pixels: Self.rgb(fromInvertedCMYK: pixels))
+        }
+        return Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
+    }
+
+    /// Maps a TurboJPEG status to ``CodecError``; warnings pass when allowed.
+    private func check(_ status: Int32, allowWarning: Bool) throws {
+        guard status != 0 else { return }
+        let code = tjGetErrorCode(handle)
+        if allowWarning && code == Int32(TJERR_WARNING.rawValue) { return }
+        throw CodecError(library: "libjpeg-turbo", code: Int(code), message: String(cString: tjGetErrorStr2(handle)))
+    }
+
+    /// The smallest size the library can scale to whose longer side is at
+    /// least `target`; the full size without a target.
+    static func scaledSize(width: Int, height: Int, covering target: Int?) -> (width: Int, height: Int) {
+        guard let target, target > 0 else { return (width, height) }
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return (width, height) }
+        var best = (width: width, height: height)
+        for index in 0..<Int(count) {
+            let factor = factors[index]
+            guard factor.num <= factor.denom else { continue }   // never scale up
+            let scaled = (
+                width: (width * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom),
+                height: (height * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+            )
+            if max(scaled.width, scaled.height) >= target && scaled.width * scaled.height < best.width * best.height {
+                best = scaled
+            }
+        }
+        return best
+    }
+
+    /// Converts Adobe-style inverted CMYK to RGB.
+    static func rgb(fromInvertedCMYK cmyk: [UInt8]) -> [UInt8] {
+        let count = cmyk.count / 4
+        return [UInt8](unsafeUninitializedCapacity: count * 3) { out, written in
+            for index in 0..<count {
+                let k = UInt32(cmyk[index * 4 + 3])
+                for channel in 0..<3 {
+                    out[index * 3 + channel] = UInt8((UInt32(cmyk[index * 4 + channel]) * k + 127) / 255)
+                }
+            }
+            written = count * 3
+        }
+    }
+}

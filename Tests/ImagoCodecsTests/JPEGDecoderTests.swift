@@ -1,0 +1,138 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// The JPEG decoder over libjpeg-turbo. The fixtures are 32x16, left half
+/// red (220, 30, 30), right half blue (30, 30, 220): see
+/// `scripts/fixtures/make-jpeg-fixtures.py`.
+@Suite struct JPEGDecoderTests {
+    let decoder = ImageDecoders.jpeg()
+
+    private func decode(_ name: String, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> Image {
+        try decoder.decode(try Fixtures.data("jpeg/\(name)"), options: options)
+    }
+
+    /// Whether the pixel at (x, y) is close to `rgb` (lossy compression moves values a little).
+    private func expect(_ image: Image, x: Int, y: Int, near rgb: [Int], sourceLocation: SourceLocation = #_sourceLocation) {
+        let pixel = image.pixel(x: x, y: y).map(Int.init)
+        let channels = image.pixelFormat == .gray8 ? [pixel[0], pixel[0], pixel[0]] : Array(pixel.prefix(3))
+        #expect(zip(channels, rgb).allSatisfy { abs($0 - $1) <= 12 }, "pixel (\(x), \(y)) is \(channels), expected near \(rgb)", sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: ["baseline.jpg", "progressive.jpg", "subsampled420.jpg", "orientation1.jpg"])
+    func colourJPEGsDecodeToRGBWithTheRightColours(name: String) throws {
+        let image = try decode(name)
+        #expect(image.width == 32 && image.height == 16)
+        #expect(image.pixelFormat == .rgb8)
+        expect(image, x: 4, y: 8, near: [220, 30, 30])
+        expect(image, x: 28, y: 8, near: [30, 30, 220])
+    }
+
+    @Test func grayscaleStaysOneChannel() throws {
+        let image = try decode("gray.jpg")
+        #expect(image.pixelFormat == .gray8)
+        #expect(image.pixels.count == 32 * 16)
+        // ITU-R 601 luma of the two colours: 85 and 46.
+        expect(image, x: 4, y: 8, near: [85, 85, 85])
+        expect(image, x: 28, y: 8, near: [46, 46, 46])
+    }
+
+    @Test func cmykIsConvertedToRGB() throws {
+        let image = try decode("cmyk.jpg")
+        #expect(image.pixelFormat == .rgb8)
+        expect(image, x: 4, y: 8, near: [220, 30, 30])
+        expect(image, x: 28, y: 8, near: [30, 30, 220])
+    }
+
+    /// For each EXIF orientation: the upright size and where the red half ends up.
+    @Test(arguments: [
+        (1, 32, 16, "left"), (2, 32, 16, "right"), (3, 32, 16, "right"), (4, 32, 16, "left"),
+        (5, 16, 32, "top"), (6, 16, 32, "top"), (7, 16, 32, "bottom"), (8, 16, 32, "bottom"),
+    ])
+    func exifOrientationIsApplied(orientation: Int, width: Int, height: Int, redSide: String) throws {
+        let image = try decode("orientation\(orientation).jpg")
+        #expect(image.width == width && image.height == height)
+        let (red, blue): ((Int, Int), (Int, Int)) = switch redSide {
+        case "left": ((4, 8), (28, 8))
+        case "right": ((28, 8), (4, 8))
+        case "top": ((8, 4), (8, 28))
+        default: ((8, 28), (8, 4))
+        }
+        expect(image, x: red.0, y: red.1, near: [220, 30, 30])
+        expect(image, x: blue.0, y: blue.1, near: [30, 30, 220])
+    }
+
+    @Test(arguments: [(320, 320, 240), (200, 240, 180), (400, 400, 300), (160, 160, 120), (100, 160, 120), (80, 80, 60), (1, 80, 60), (2000, 640, 480)])
+    func maximumPixelSizeUsesTheSmallestDCTScaleThatCoversIt(target: Int, width: Int, height: Int) throws {
+        let image = try decode("large.jpg", options: ImageDecodingOptions(maximumPixelSize: target))
+        #expect(image.width == width && image.height == height)
+        expect(image, x: 2, y: height / 2, near: [220, 30, 30])
+    }
+
+    @Test func largestDeclarableSizeFailsWithThePixelLimitInMilliseconds() throws {
+        var data = try [UInt8](Fixtures.data("jpeg/baseline.jpg"))
+        // Rewrite the SOF0 frame header to 65500 x 65500, the largest libjpeg-turbo accepts.
+        let sof = try #require((0..<data.count - 9).first { data[$0] == 0xFF && data[$0 + 1] == 0xC0 })
+        data[sof + 5...sof + 8] = [0xFF, 0xDC, 0xFF, 0xDC]
+        let started = ContinuousClock.now
+        let error = caughtError { try decoder.decode(Data(data)) } as? ImageDecodingError
+        #expect(error?.code == .tooManyPixels)
+        #expect(ContinuousClock.now - started < .milliseconds(200))
+    }
+
+    @Test func garbageCannotBeOpened() {
+        let error = caughtError { try decoder.decode(Data([0xFF, 0xD8, 0xFF, 0x00, 0x01, 0x02])) } as? ImageDecodingError
+        #expect(error?.code == .couldNotOpen)
+        #expect((error?.underlying as? CodecError)?.library == "libjpeg-turbo", "\(String(describing: error))")
+    }
+
+    @Test func truncatedScanStillGivesTheImage() throws {
+        let data = try Fixtures.data("jpeg/large.jpg")
+        let image = try decoder.decode(data.prefix(data.count * 3 / 4))
+        #expect(image.width == 640 && image.height == 480)
+        expect(image, x: 2, y: 2, near: [220, 30, 30])
+    }
+
+    @Test(arguments: ["baseline.jpg", "progressive.jpg", "gray.jpg", "cmyk.jpg", "orientation6.jpg"])
+    func survivesTruncationAndHeaderCorruption(name: String) throws {
+        let report = DecoderVerifier.verify(decoder, on: try Fixtures.data("jpeg/\(name)"), headerLength: 200)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+    }
+}
+
+/// The orientation transform on a bitmap whose every pixel differs.
+@Suite struct ImageOrientationTests {
+    let image = TestImages.gradient(width: 3, height: 2)
+
+    private func corners(_ image: Image) -> [[UInt8]] {
+        [(0, 0), (image.width - 1, 0), (0, image.height - 1), (image.width - 1, image.height - 1)]
+            .map { Array(image.pixel(x: $0.0, y: $0.1)) }
+    }
+
+    @Test func everyOrientationMovesTheCornersWhereEXIFSays() {
+        let (tl, tr, bl, br) = (corners(image)[0], corners(image)[1], corners(image)[2], corners(image)[3])
+        let expected: [ImageOrientation: [[UInt8]]] = [
+            .up: [tl, tr, bl, br],
+            .upMirrored: [tr, tl, br, bl],
+            .down: [br, bl, tr, tl],
+            .downMirrored: [bl, br, tl, tr],
+            .leftMirrored: [tl, bl, tr, br],
+            .right: [bl, tl, br, tr],
+            .rightMirrored: [br, tr, bl, tl],
+            .left: [tr, br, tl, bl],
+        ]
+        for orientation in ImageOrientation.allCases {
+            let turned = image.applying(orientation)
+            #expect(turned.width == (orientation.swapsDimensions ? 2 : 3), "\(orientation)")
+            #expect(corners(turned) == expected[orientation], "\(orientation)")
+        }
+    }
+
+    @Test func quarterTurnsFourTimesGiveTheOriginal() {
+        var turned = image
+        for _ in 0..<4 { turned = turned.applying(.right) }
+        #expect(turned == image)
+    }
+}
