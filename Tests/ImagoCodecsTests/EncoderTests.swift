@@ -1,0 +1,76 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// PNG and JPEG encoders, checked by decoding what they write.
+@Suite struct EncoderTests {
+    let gradient = TestImages.gradient(width: 37, height: 23)
+
+    @Test(arguments: PixelFormat.allCases)
+    func pngRoundTripIsExactForEveryPixelFormat(format: PixelFormat) throws {
+        let image = gradient.converted(to: format)
+        let data = try ImageEncoders.png().encode(image)
+        #expect(ImageFormat(sniffing: data) == .png)
+        let decoded = try ImageDecoders.png().decode(data)
+        // The decoder widens gray to RGB(A); compare in the decoder's format.
+        #expect(decoded.width == 37 && decoded.height == 23)
+        #expect(decoded == image.converted(to: decoded.pixelFormat))
+        #expect(decoded.pixelFormat.hasAlpha == format.hasAlpha)
+    }
+
+    @Test func pngEncodesAPaddedStrideImage() throws {
+        // 2x2 RGB with 2 bytes of padding per row.
+        let image = Image(width: 2, height: 2, pixelFormat: .rgb8, bytesPerRow: 8, pixels: [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0])
+        let decoded = try ImageDecoders.png().decode(try ImageEncoders.png().encode(image))
+        #expect(decoded.pixels == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    }
+
+    @Test func higherPNGCompressionIsNotLarger() throws {
+        let fast = try ImageEncoders.png(compressionLevel: 0).encode(gradient)
+        let small = try ImageEncoders.png(compressionLevel: 9).encode(gradient)
+        #expect(small.count < fast.count)
+    }
+
+    @Test func pngRejectsAnInvalidCompressionLevel() {
+        let error = caughtError { try ImageEncoders.png(compressionLevel: 10).encode(gradient) } as? ImageEncodingError
+        #expect(error?.code == .unsupportedImage)
+    }
+
+    @Test(arguments: [false, true])
+    func jpegRoundTripIsClose(progressive: Bool) throws {
+        let image = TestImages.solid(width: 64, height: 48, red: 200, green: 80, blue: 40)
+        let data = try ImageEncoders.jpeg(quality: 95, progressive: progressive).encode(image)
+        #expect(ImageFormat(sniffing: data) == .jpeg)
+        let decoded = try ImageDecoders.jpeg().decode(data)
+        #expect(decoded.pixelFormat == .rgb8)
+        #expect(decoded.width == 64 && decoded.height == 48)
+        let pixel = decoded.pixel(x: 30, y: 20).map(Int.init)
+        #expect(zip(pixel, [200, 80, 40]).allSatisfy { abs($0 - $1) <= 4 }, "\(pixel)")
+    }
+
+    @Test func jpegQualityTradesSizeForFidelity() throws {
+        let low = try ImageEncoders.jpeg(quality: 10).encode(gradient)
+        let high = try ImageEncoders.jpeg(quality: 100).encode(gradient)
+        #expect(low.count < high.count)
+    }
+
+    @Test func grayJPEGStaysGray() throws {
+        let data = try ImageEncoders.jpeg().encode(gradient.converted(to: .gray8))
+        #expect(try ImageDecoders.jpeg().decode(data).pixelFormat == .gray8)
+    }
+
+    @Test(arguments: [0, 101, -5])
+    func jpegRejectsQualityOutsideTheRange(quality: Int) {
+        let error = caughtError { try ImageEncoders.jpeg(quality: quality).encode(gradient) } as? ImageEncodingError
+        #expect(error?.code == .unsupportedImage)
+        #expect(error?.format == .jpeg)
+    }
+
+    @Test func encoderForFormat() {
+        #expect(ImageEncoders.encoder(for: .png)?.format == .png)
+        #expect(ImageEncoders.encoder(for: .jpeg)?.format == .jpeg)
+        #expect(ImageEncoders.encoder(for: .gif) == nil)
+    }
+}
