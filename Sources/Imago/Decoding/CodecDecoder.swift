@@ -12,7 +12,10 @@ import Foundation
 ///    (``ImageDecodingError/Code/tooManyFrames``),
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
-///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned unchanged.
+///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned
+///    unchanged, except that with ``ImageDecodingOptions/maximumPixelSize`` an
+///    image still larger than that (the table may already have scaled it
+///    down, as JPEG's DCT scaling does) is resized to fit, aspect kept.
 ///
 /// The table's own errors are kept, unchanged, as ``ImageDecodingError/underlying``.
 public struct CodecDecoder: ImageDecoding {
@@ -35,11 +38,14 @@ public struct CodecDecoder: ImageDecoding {
             throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
         }
         try check(opened, options: options)
+        let image: Image
         do {
-            return try functions.makeImage(opened, options.frameIndex, options)
+            image = try functions.makeImage(opened, options.frameIndex, options)
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
+        guard let maximumPixelSize = options.maximumPixelSize else { return image }
+        return image.resized(maximumPixelSize: maximumPixelSize)
     }
 
     private func check(_ opened: OpenedImage, options: ImageDecodingOptions) throws {

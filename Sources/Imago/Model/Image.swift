@@ -100,11 +100,14 @@ public struct Image: Sendable, Hashable {
 
     /// The pixel at column `x`, row `y` of the first frame, as one byte per channel.
     ///
+    /// For inspection and tests; it copies, so loops over many pixels should
+    /// read ``pixels`` directly.
+    ///
     /// - Precondition: `x` and `y` are inside the image.
-    public func pixel(x: Int, y: Int) -> ArraySlice<UInt8> {
+    public func pixel(x: Int, y: Int) -> [UInt8] {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) is outside the image")
         let start = y * bytesPerRow + x * pixelFormat.bytesPerPixel
-        return frames[0].pixels[start..<start + pixelFormat.bytesPerPixel]
+        return Array(frames[0].pixels[start..<start + pixelFormat.bytesPerPixel])
     }
 }
 
