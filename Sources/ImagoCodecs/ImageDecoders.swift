@@ -1,3 +1,4 @@
+import Foundation
 import Imago
 
 /// The decoders of `ImagoCodecs`, one per format, and a registry of all of them.
@@ -13,6 +14,27 @@ public enum ImageDecoders {
         .png: png(),
         .jpeg: jpeg(),
     ])
+
+    /// The decoder for `format`, with the production table.
+    public static func decoder(for format: ImageFormat) -> CodecDecoder {
+        switch format {
+        case .jpeg: jpeg()
+        case .png: png()
+        case .gif: png() // replaced when the GIF codec lands
+        case .webp: png() // replaced when the WebP codec lands
+        }
+    }
+
+    /// Reads format, size and frame count from the header, without decoding pixels.
+    ///
+    /// - Throws: ``ImageDecodingError``: `unsupportedFormat` for unknown
+    ///   bytes, `couldNotOpen` for a broken header.
+    public static func info(for data: Data) throws -> ImageInfo {
+        guard let format = ImageFormat(sniffing: data) else {
+            throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF or WebP image")
+        }
+        return try decoder(for: format).info(for: data)
+    }
 
     /// A JPEG decoder; by default over libjpeg-turbo.
     public static func jpeg(functions: CodecFunctions = .jpeg) -> CodecDecoder {

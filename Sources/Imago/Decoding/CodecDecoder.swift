@@ -31,12 +31,7 @@ public struct CodecDecoder: ImageDecoding {
     }
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
-        let opened: OpenedImage
-        do {
-            opened = try functions.open(data, options)
-        } catch {
-            throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
-        }
+        let opened = try open(data, options: options)
         try check(opened, options: options)
         let image: Image
         do {
@@ -46,6 +41,25 @@ public struct CodecDecoder: ImageDecoding {
         }
         guard let maximumPixelSize = options.maximumPixelSize else { return image }
         return image.resized(maximumPixelSize: maximumPixelSize)
+    }
+
+    /// Reads the header only: format, size and frame count, no pixels.
+    ///
+    /// - Throws: ``ImageDecodingError/Code/couldNotOpen``.
+    public func info(for data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageInfo {
+        let opened = try open(data, options: options)
+        guard opened.width > 0, opened.height > 0, opened.frameCount > 0 else {
+            throw ImageDecodingError(.couldNotOpen, format: format, message: "the header declares an empty image")
+        }
+        return ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount)
+    }
+
+    private func open(_ data: Data, options: ImageDecodingOptions) throws -> OpenedImage {
+        do {
+            return try functions.open(data, options)
+        } catch {
+            throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
+        }
     }
 
     private func check(_ opened: OpenedImage, options: ImageDecodingOptions) throws {

@@ -1,0 +1,19 @@
+/// What an image's header says, read without decoding its pixels.
+public struct ImageInfo: Sendable, Hashable {
+    /// The encoded format.
+    public var format: ImageFormat
+    /// The stored width in pixels.
+    public var width: Int
+    /// The stored height in pixels.
+    public var height: Int
+    /// The number of frames; 1 for a still image.
+    public var frameCount: Int
+
+    /// Creates an image description.
+    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+    }
+}
