@@ -1,0 +1,97 @@
+import CWebP
+import Foundation
+import Imago
+
+/// Animated WebP over libwebpdemux: the demuxer for the header facts, the
+/// animation decoder for composited frames.
+enum WebPAnimation {
+    /// The canvas and animation facts of an animated file.
+    struct Canvas {
+        /// The canvas width.
+        var width: Int
+        /// The canvas height.
+        var height: Int
+        /// The frame and loop counts.
+        var animation: WebPHeader.Animation
+    }
+
+    /// Demuxes `data` (no pixels are decoded) and checks that every frame
+    /// rectangle lies inside the canvas.
+    static func inspect(_ data: Data) throws -> Canvas {
+        try data.withUnsafeBytes { raw in
+            var input = WebPData(bytes: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
+            guard let demuxer = WebPDemux(&input) else { throw CodecError(.containerUnreadable) }
+            defer { WebPDemuxDelete(demuxer) }
+            let width = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_WIDTH))
+            let height = Int(WebPDemuxGetI(demuxer, WEBP_FF_CANVAS_HEIGHT))
+            let frameCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_FRAME_COUNT))
+            let loopCount = Int(WebPDemuxGetI(demuxer, WEBP_FF_LOOP_COUNT))
+
+            var frame = WebPIterator()
+            defer { WebPDemuxReleaseIterator(&frame) }
+            if WebPDemuxGetFrame(demuxer, 1, &frame) != 0 {
+                repeat {
+                    let x = Int(frame.x_offset), y = Int(frame.y_offset)
+                    let frameWidth = Int(frame.width), frameHeight = Int(frame.height)
+                    guard x >= 0, y >= 0, frameWidth > 0, frameHeight > 0,
+                          x + frameWidth <= width, y + frameHeight <= height
+                    else { throw CodecError(.frameOutsideCanvas(frame: Int(frame.frame_num) - 1)) }
+                } while WebPDemuxNextFrame(&frame) != 0
+            }
+            return Canvas(width: width, height: height, animation: .init(frameCount: frameCount, loopCount: loopCount))
+        }
+    }
+
+    /// Decodes every frame, or only frame `frameIndex`, as composited RGBA canvases.
+    ///
+    /// The frames before `frameIndex` are decoded (compositing needs them)
+    /// but not copied out.
+    static func decode(_ header: WebPHeader, frameIndex: Int?) throws -> Image {
+        guard let animation = header.animation, animation.frameCount > 0 else {
+            throw CodecError(.invalidRequest("the image is not an animation with frames"))
+        }
+        let lastFrame = frameIndex ?? animation.frameCount - 1
+        return try header.data.withUnsafeBytes { raw in
+            var input = WebPData(bytes: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
+            var options = WebPAnimDecoderOptions()
+            guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw CodecError(.animationDecoderFailed) }
+            options.color_mode = MODE_RGBA
+            options.use_threads = 0
+            guard let decoder = WebPAnimDecoderNew(&input, &options) else { throw CodecError(.animationDecoderFailed) }
+            defer { WebPAnimDecoderDelete(decoder) }
+
+            var info = WebPAnimInfo()
+            guard WebPAnimDecoderGetInfo(decoder, &info) != 0,
+                  Int(info.canvas_width) == header.width, Int(info.canvas_height) == header.height,
+                  Int(info.frame_count) == animation.frameCount
+            else { throw CodecError(.animationDecoderFailed) }
+
+            let canvasSize = header.width * header.height * 4
+            var frames: [ImageFrame] = []
+            frames.reserveCapacity(frameIndex == nil ? animation.frameCount : 1)
+            var previousTimestamp: Int32 = 0
+            for index in 0...lastFrame {
+                var canvas: UnsafeMutablePointer<UInt8>?
+                var timestamp: Int32 = 0
+                guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
+                    throw CodecError(.frameDecodingFailed(frame: index))
+                }
+                if frameIndex == nil || frameIndex == index {
+                    // Timestamps are the end times of the frames; a wrapping
+                    // difference stays right even if the sum overflowed.
+                    let duration = Duration.milliseconds(Int(timestamp &- previousTimestamp))
+                    let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: canvasSize))
+                    frames.append(ImageFrame(pixels: pixels, duration: duration))
+                }
+                previousTimestamp = timestamp
+            }
+            return Image(
+                width: header.width,
+                height: header.height,
+                pixelFormat: .rgba8,
+                frames: frames,
+                loopCount: animation.loopCount
+            )
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import CWebP
+import Foundation
+import Imago
+
+extension CodecFunctions {
+    /// The production table for WebP, over libwebp and libwebpdemux.
+    ///
+    /// `open` reads the features from the header with `WebPGetFeatures`
+    /// (no pixels are decoded). For an animation it also runs the demuxer to
+    /// learn the canvas size, the frame count and the loop count, and
+    /// rejects a file whose frame rectangles do not all lie inside the canvas.
+    ///
+    /// `makeImage` decodes a still image straight into the returned buffer:
+    /// `.rgba8` when the bitstream has alpha, otherwise `.rgb8`. An animation
+    /// is decoded with `WebPAnimDecoder` into composited `.rgba8` canvases
+    /// (not premultiplied), each frame carrying its duration and the image
+    /// the file's loop count (`0` = forever). With a frame index, the frames
+    /// before it are decoded to composite it, and a one-frame image is
+    /// returned with that frame's duration and the file's loop count.
+    /// ``ImageDecodingOptions/maximumPixelSize`` is not used: images are
+    /// decoded at full size.
+    ///
+    /// Errors are ``CodecError`` values with `library == "libwebp"`.
+    ///
+    /// ```swift
+    /// let decoder = CodecDecoder(format: .webp, functions: .webp)
+    /// let image = try decoder.decode(data)
+    /// ```
+    public static let webp = CodecFunctions(
+        open: { data, _ in
+            let header = try WebPHeader(reading: data)
+            return OpenedImage(width: header.width, height: header.height, frameCount: header.frameCount, state: header)
+        },
+        makeImage: { opened, frameIndex, _ in
+            guard let header = opened.state as? WebPHeader else {
+                throw CodecError(.invalidRequest("the image was not opened by the WebP codec"))
+            }
+            if let frameIndex, !(0..<header.frameCount).contains(frameIndex) {
+                throw CodecError(.invalidRequest("frame \(frameIndex) was requested; the image has \(header.frameCount)"))
+            }
+            return if header.animation != nil {
+                try WebPAnimation.decode(header, frameIndex: frameIndex)
+            } else {
+                try header.decodeStill()
+            }
+        }
+    )
+}
+
+/// What `open` learned about a WebP file, kept with the data for `makeImage`.
+struct WebPHeader: Sendable {
+    /// The facts about an animation that only the demuxer knows.
+    struct Animation: Sendable {
+        /// The number of frames.
+        var frameCount: Int
+        /// How many times the animation plays; `0` means forever.
+        var loopCount: Int
+    }
+
+    /// The encoded file.
+    let data: Data
+    /// The image (or canvas) width.
+    let width: Int
+    /// The image (or canvas) height.
+    let height: Int
+    /// Whether the bitstream declares alpha.
+    let hasAlpha: Bool
+    /// Set for an animated file.
+    let animation: Animation?
+
+    /// The number of frames; 1 for a still image.
+    var frameCount: Int { animation?.frameCount ?? 1 }
+
+    /// Reads the header of `data` without decoding pixels.
+    init(reading data: Data) throws {
+        var features = WebPBitstreamFeatures()
+        let status = data.withUnsafeBytes { raw in
+            WebPGetFeatures(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &features)
+        }
+        try WebPFailure.check(status)
+        self.data = data
+        self.hasAlpha = features.has_alpha != 0
+        if features.has_animation != 0 {
+            let canvas = try WebPAnimation.inspect(data)
+            self.width = canvas.width
+            self.height = canvas.height
+            self.animation = canvas.animation
+        } else {
+            self.width = Int(features.width)
+            self.height = Int(features.height)
+            self.animation = nil
+        }
+    }
+
+    /// Decodes a still image directly into the pixel buffer of the result.
+    func decodeStill() throws -> Image {
+        let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
+        let bytesPerRow = width * pixelFormat.bytesPerPixel
+        let size = bytesPerRow * height
+        guard let stride = Int32(exactly: bytesPerRow) else {
+            throw CodecError(.invalidRequest("a row of \(width) pixels is too long for libwebp"))
+        }
+        let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            let output = data.withUnsafeBytes { raw in
+                let input = raw.bindMemory(to: UInt8.self)
+                return hasAlpha
+                    ? WebPDecodeRGBAInto(input.baseAddress, input.count, buffer.baseAddress, size, stride)
+                    : WebPDecodeRGBInto(input.baseAddress, input.count, buffer.baseAddress, size, stride)
+            }
+            guard output != nil else { throw CodecError(.stillDecodingFailed) }
+            count = size
+        }
+        return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
+    }
+}
