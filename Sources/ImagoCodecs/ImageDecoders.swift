@@ -13,6 +13,7 @@ public enum ImageDecoders {
     public static let all = ImageDecoderRegistry([
         .png: png(),
         .jpeg: jpeg(),
+        .webp: webp(),
     ])
 
     /// The decoder for `format`, with the production table.
@@ -21,7 +22,7 @@ public enum ImageDecoders {
         case .jpeg: jpeg()
         case .png: png()
         case .gif: png() // replaced when the GIF codec lands
-        case .webp: png() // replaced when the WebP codec lands
+        case .webp: webp()
         }
     }
 
@@ -39,6 +40,11 @@ public enum ImageDecoders {
     /// A JPEG decoder; by default over libjpeg-turbo.
     public static func jpeg(functions: CodecFunctions = .jpeg) -> CodecDecoder {
         CodecDecoder(format: .jpeg, functions: functions)
+    }
+
+    /// A WebP decoder (still and animated); by default over libwebp and its demuxer.
+    public static func webp(functions: CodecFunctions = .webp) -> CodecDecoder {
+        CodecDecoder(format: .webp, functions: functions)
     }
 
     /// A PNG decoder; by default over libspng.

@@ -71,6 +71,7 @@ import Testing
     @Test func encoderForFormat() {
         #expect(ImageEncoders.encoder(for: .png)?.format == .png)
         #expect(ImageEncoders.encoder(for: .jpeg)?.format == .jpeg)
+        #expect(ImageEncoders.encoder(for: .webp)?.format == .webp)
         #expect(ImageEncoders.encoder(for: .gif) == nil)
     }
 }
