@@ -17,8 +17,8 @@ extension CodecFunctions {
     /// the file's loop count (`0` = forever). With a frame index, the frames
     /// before it are decoded to composite it, and a one-frame image is
     /// returned with that frame's duration and the file's loop count.
-    /// ``ImageDecodingOptions/maximumPixelSize`` is not used: images are
-    /// decoded at full size.
+    /// The table decodes at full size; ``CodecDecoder`` then resizes to
+    /// ``ImageDecodingOptions/maximumPixelSize`` when one is set.
     ///
     /// Errors are ``CodecError`` values with `library == "libwebp"`.
     ///
