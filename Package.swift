@@ -65,6 +65,7 @@ let package = Package(
             name: "imago",
             dependencies: [
                 "Imago",
+                "ImagoCodecs",
                 "LoopbackServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -97,7 +97,7 @@ private final class FileLoadingTask: DataLoadingTask {
             size = values.fileSize ?? 0
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            fail(.fileUnreadable, "the file could not be opened", underlying: error)
+            fail(.fileUnreadable, "the file could not be opened: \(error.localizedDescription)", underlying: error)
             return
         }
         defer { try? handle.close() }
@@ -119,7 +119,7 @@ private final class FileLoadingTask: DataLoadingTask {
                 guard deliver(.data(chunk)) else { return }
             }
         } catch {
-            fail(.fileUnreadable, "reading the file failed", underlying: error)
+            fail(.fileUnreadable, "reading the file failed: \(error.localizedDescription)", underlying: error)
             return
         }
         deliver(.finished, isFinal: true)

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Imago
+import ImagoCodecs
+
+/// `imago bench`: codec benchmarks in one process, after a warm-up.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmark decoding and thumbnailing.",
+        subcommands: [Decode.self, Thumbnail.self]
+    )
+
+    /// Options shared by the benchmarks.
+    struct Common: ParsableArguments {
+        @Argument(help: "Image files, file URLs or http(s) URLs (loaded once, before timing).")
+        var sources: [String] = []
+
+        @Option(help: "Timed iterations per source, after one warm-up run.")
+        var iterations: Int = 10
+
+        @Flag(help: "One JSON object per source, one per line.")
+        var json = false
+
+        func validate() throws {
+            if sources.isEmpty { throw ValidationError("Give at least one SOURCE.") }
+            if iterations < 1 { throw ValidationError("--iterations must be at least 1.") }
+        }
+    }
+
+    struct Decode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time full decoding of each source.")
+        @OptionGroup var common: Common
+
+        func run() async throws {
+            try await Bench.run(name: "decode", common: common, options: ImageDecodingOptions())
+        }
+    }
+
+    struct Thumbnail: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time decoding straight to a thumbnail.")
+        @OptionGroup var common: Common
+
+        @Option(help: ArgumentHelp("The thumbnail's longer side in pixels.", valueName: "N"))
+        var maxSize: Int = 256
+
+        func validate() throws {
+            if maxSize < 1 { throw ValidationError("--max-size must be at least 1.") }
+        }
+
+        func run() async throws {
+            try await Bench.run(name: "thumbnail", common: common, options: ImageDecodingOptions(maximumPixelSize: maxSize))
+        }
+    }
+
+    static func run(name: String, common: Common, options: ImageDecodingOptions) async throws {
+        let loader = SourceLoader()
+        var failures = 0
+        if !common.json {
+            Output.line("benchmark  iterations  median_ms    min_ms  megapixels/s  source")
+        }
+        for source in common.sources {
+            do {
+                let data = try await loader.bytes(of: SourceLoader.url(for: source))
+                let info = try ImageDecoders.info(for: data)
+                let decoder = ImageDecoders.decoder(for: info.format)
+                _ = try decoder.decode(data, options: options)   // warm-up
+                var times: [Double] = []
+                for _ in 0..<common.iterations {
+                    let started = ContinuousClock.now
+                    _ = try decoder.decode(data, options: options)
+                    times.append((ContinuousClock.now - started).milliseconds)
+                }
+                times.sort()
+                let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+                let megapixels = Double(info.width * info.height * (options.frameIndex == nil ? info.frameCount : 1)) / 1e6
+                let rate = megapixels / (median / 1000)
+                if common.json {
+                    Output.line(JSONValue.object([
+                        ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
+                        ("median_ms", .double(median)), ("min_ms", .double(times[0])), ("megapixels_per_s", .double(rate)),
+                    ]).text)
+                } else {
+                    Output.line(String(format: "%-9@  %10d  %9.3f  %8.3f  %12.1f  %@", name, common.iterations, median, times[0], rate, source))
+                }
+            } catch {
+                failures += 1
+                let failure = Failure(error)
+                if common.json { Output.line(failure.json(source: source).text) }
+                Output.error("imago: \(source): \(failure.message)")
+            }
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+}
