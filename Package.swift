@@ -83,6 +83,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ImagoCLITests",
+            dependencies: ["imago", "Imago", "ImagoCodecs", "ImagoTesting", "LoopbackServer"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ImagoIntegrationTests",
             dependencies: ["Imago", "ImagoTesting", "LoopbackServer"],
             swiftSettings: swiftSettings

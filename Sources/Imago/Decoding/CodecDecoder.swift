@@ -39,8 +39,16 @@ public struct CodecDecoder: ImageDecoding {
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
-        guard let maximumPixelSize = options.maximumPixelSize else { return image }
-        return image.resized(maximumPixelSize: maximumPixelSize)
+        guard let maximumPixelSize = options.maximumPixelSize,
+              max(opened.width, opened.height) > maximumPixelSize else { return image }
+        // The target comes from the header's size, not from the table's
+        // (possibly DCT-scaled, rounded) output, so every path gives the
+        // same size. The table may have turned the image upright.
+        let longer = max(opened.width, opened.height), shorter = min(opened.width, opened.height)
+        let targetShorter = max(1, Int((Double(shorter) * Double(maximumPixelSize) / Double(longer)).rounded()))
+        let (width, height) = image.width >= image.height ? (maximumPixelSize, targetShorter) : (targetShorter, maximumPixelSize)
+        guard image.width > width || image.height > height else { return image }
+        return image.resized(width: width, height: height)
     }
 
     /// Reads the header only: format, size and frame count, no pixels.

@@ -1,0 +1,182 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import LoopbackServer
+import Testing
+
+/// The `imago` binary, run as a user would, against the command-line contract (DESIGN 4).
+@Suite struct CLITests {
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// Each stdout line parsed as a JSON object.
+        var objects: [[String: Any]] {
+            lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+    }
+
+    let directory: URL
+    let fixtures: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Fixture images, written by the library itself.
+        fixtures = directory.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+        try ImageEncoders.png().encode(TestImages.gradient(width: 40, height: 20)).write(to: fixtures.appendingPathComponent("wide.png"))
+        try ImageEncoders.jpeg(quality: 90).encode(TestImages.gradient(width: 300, height: 200)).write(to: fixtures.appendingPathComponent("photo.jpg"))
+        try Data("not an image".utf8).write(to: fixtures.appendingPathComponent("notes.png"))
+    }
+
+    /// The `imago` binary next to the test bundle.
+    static let binary: URL = {
+        let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return running.deletingLastPathComponent().appendingPathComponent("imago")
+    }()
+
+    func imago(_ arguments: String...) throws -> Run {
+        try imago(arguments)
+    }
+
+    func imago(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
+        try Data().write(to: out)
+        try Data().write(to: err)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8)
+        )
+    }
+
+    private func path(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    // MARK: info
+
+    @Test func infoPrintsOneJSONLinePerSourceWithTheHeaderFacts() throws {
+        let run = try imago("info", "--json", path("wide.png"), path("photo.jpg"))
+        #expect(run.status == 0)
+        let objects = run.objects
+        #expect(objects.count == 2)
+        #expect(objects[0]["source"] as? String == path("wide.png"))
+        #expect(objects[0]["ok"] as? Bool == true)
+        #expect(objects[0]["format"] as? String == "png")
+        #expect(objects[0]["width"] as? Int == 40)
+        #expect(objects[0]["height"] as? Int == 20)
+        #expect(objects[0]["frames"] as? Int == 1)
+        #expect(objects[0]["cache"] as? String == "none")
+        #expect(objects[1]["format"] as? String == "jpeg")
+        #expect(objects[1]["bytes"] as? Int == (try Data(contentsOf: fixtures.appendingPathComponent("photo.jpg"))).count)
+    }
+
+    @Test func infoFailureExitsOneAndNamesTheSourceOnStderr() throws {
+        let run = try imago("info", "--json", path("wide.png"), path("notes.png"), path("missing.png"))
+        #expect(run.status == 1)
+        let failures = run.objects.filter { $0["ok"] as? Bool == false }
+        #expect(failures.count == 2)
+        let codes = failures.compactMap { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(codes == ["decoding.unsupportedFormat", "loading.fileUnreadable"])
+        let errorLines = run.stderr.split(separator: "\n")
+        #expect(errorLines.count == 2)
+        #expect(errorLines.allSatisfy { $0.hasPrefix("imago: \(fixtures.path)") })
+    }
+
+    @Test func infoPlainTextIsOneLinePerSource() throws {
+        let run = try imago("info", path("wide.png"))
+        #expect(run.stdout == "\(path("wide.png")): png 40x20, 1 frame, \(try Data(contentsOf: fixtures.appendingPathComponent("wide.png")).count) bytes\n")
+    }
+
+    @Test(arguments: [
+        ["info"],
+        ["fetch"],
+        ["fetch", "x.png", "--quality", "0"],
+        ["fetch", "x.png", "--resize", "12"],
+        ["fetch", "x.png", "--resize", "10x10", "--max-size", "5"],
+        ["fetch", "x.png", "--crop"],
+        ["fetch", "x.png", "--format", "gif"],
+        ["bench", "decode"],
+        ["frobnicate"],
+    ])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let run = try imago(arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(!run.stderr.isEmpty)
+    }
+
+    // MARK: fetch
+
+    @Test func fetchWritesResizedImagesNamedAfterTheirSources() throws {
+        let output = directory.appendingPathComponent("out")
+        let run = try imago("fetch", "--json", "--output", output.path, "--resize", "50x50", "--crop", path("photo.jpg"), path("wide.png"))
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(files == ["photo.jpg", "wide.png"])
+        let photo = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.jpg")))
+        #expect(photo.width == 50 && photo.height == 50)
+        // A smaller image is not enlarged; crop keeps what fits the box.
+        let wide = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("wide.png")))
+        #expect(wide.width == 40 && wide.height == 20)
+        #expect(run.objects.map { $0["output"] as? String } == [output.appendingPathComponent("photo.jpg").path, output.appendingPathComponent("wide.png").path]
+            || run.objects.map { $0["output"] as? String } == [output.appendingPathComponent("wide.png").path, output.appendingPathComponent("photo.jpg").path])
+    }
+
+    @Test func fetchConvertsTheFormatAndReadsSourcesFromAFile() throws {
+        let list = directory.appendingPathComponent("list.txt")
+        try "# sources\n\(path("photo.jpg"))\n\n\(path("photo.jpg"))\n".write(to: list, atomically: true, encoding: .utf8)
+        let output = directory.appendingPathComponent("converted")
+        let run = try imago("fetch", "--input", list.path, "--output", output.path, "--format", "webp", "--quality", "70", "--max-size", "100", "--concurrency", "1")
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(files == ["photo-2.webp", "photo.webp"])
+        let image = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.webp")))
+        #expect(image.width == 100 && image.height == 67)
+    }
+
+    @Test func fetchOverHTTPReportsEachSourceAndLeavesNoPartialFiles() async throws {
+        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 8, height: 8))
+        let server = try await LoopbackServer.start(routes: [
+            "/art/cover.png": .ok(png, contentType: "image/png"),
+            "/art/gone.png": .text("<html>gone</html>", status: 404, contentType: "text/html"),
+            "/art/cut.png": ServedResponse.ok(png, contentType: "image/png").delivered(.truncated(afterBytes: 10)),
+        ])
+        let output = directory.appendingPathComponent("http")
+        let run = try imago("fetch", "--json", "--output", output.path,
+                            server.url("/art/cover.png").absoluteString, server.url("/art/gone.png").absoluteString, server.url("/art/cut.png").absoluteString)
+        try await server.stop()
+        #expect(run.status == 1)
+        let bySource = Dictionary(run.objects.map { ($0["source"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(bySource[server.url("/art/cover.png").absoluteString]?["cache"] as? String == "network")
+        let gone = bySource[server.url("/art/gone.png").absoluteString]?["error"] as? [String: Any]
+        #expect(gone?["code"] as? String == "response.unacceptableContentType")
+        let cut = bySource[server.url("/art/cut.png").absoluteString]?["error"] as? [String: Any]
+        #expect(cut?["code"] as? String == "loading.transport")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["cover.png"])
+    }
+
+    // MARK: bench
+
+    @Test func benchPrintsTheContractsJSONLine() throws {
+        let run = try imago("bench", "thumbnail", "--json", "--iterations", "2", "--max-size", "64", path("photo.jpg"))
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["benchmark"] as? String == "thumbnail")
+        #expect(line["source"] as? String == path("photo.jpg"))
+        #expect(line["iterations"] as? Int == 2)
+        #expect((line["median_ms"] as? Double ?? -1) > 0)
+        #expect((line["min_ms"] as? Double ?? -1) > 0)
+        #expect((line["megapixels_per_s"] as? Double ?? -1) > 0)
+        #expect(run.lines.first?.hasPrefix("{\"benchmark\": \"thumbnail\", \"source\":") == true)
+    }
+}
