@@ -7,7 +7,7 @@ import ImagoCodecs
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmark decoding and thumbnailing.",
-        subcommands: [Decode.self, Thumbnail.self]
+        subcommands: [Decode.self, Thumbnail.self, Encode.self]
     )
 
     /// Options shared by the benchmarks.
@@ -52,7 +52,47 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
+    struct Encode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time encoding each source's decoded image.")
+        @OptionGroup var common: Common
+
+        @Option(help: "The format to encode: png, jpeg or webp.")
+        var format: Fetch.OutputFormat = .jpeg
+
+        @Option(help: "Quality for jpeg and webp, 1-100.")
+        var quality: Int = 85
+
+        func validate() throws {
+            if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
+        }
+
+        func run() async throws {
+            let encoder: any ImageEncoding = switch format {
+            case .png: ImageEncoders.png()
+            case .jpeg: ImageEncoders.jpeg(quality: quality)
+            case .webp: ImageEncoders.webp(quality: Float(quality))
+            }
+            try await Bench.measure(name: "encode-\(format.rawValue)", common: common) { data, info in
+                let image = try ImageDecoders.decoder(for: info.format).decode(data, options: ImageDecodingOptions(frameIndex: 0))
+                return { _ = try encoder.encode(image) }
+            }
+        }
+    }
+
     static func run(name: String, common: Common, options: ImageDecodingOptions) async throws {
+        try await measure(name: name, common: common) { data, info in
+            let decoder = ImageDecoders.decoder(for: info.format)
+            return { _ = try decoder.decode(data, options: options) }
+        }
+    }
+
+    /// Times the work `prepare` returns for each source: one warm-up run,
+    /// then `iterations` timed runs; reports median and minimum.
+    static func measure(
+        name: String,
+        common: Common,
+        prepare: (Data, ImageInfo) throws -> () throws -> Void
+    ) async throws {
         let loader = SourceLoader()
         var failures = 0
         if !common.json {
@@ -62,17 +102,17 @@ struct Bench: AsyncParsableCommand {
             do {
                 let data = try await loader.bytes(of: SourceLoader.url(for: source))
                 let info = try ImageDecoders.info(for: data)
-                let decoder = ImageDecoders.decoder(for: info.format)
-                _ = try decoder.decode(data, options: options)   // warm-up
+                let work = try prepare(data, info)
+                try work()   // warm-up
                 var times: [Double] = []
                 for _ in 0..<common.iterations {
                     let started = ContinuousClock.now
-                    _ = try decoder.decode(data, options: options)
+                    try work()
                     times.append((ContinuousClock.now - started).milliseconds)
                 }
                 times.sort()
                 let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
-                let megapixels = Double(info.width * info.height * (options.frameIndex == nil ? info.frameCount : 1)) / 1e6
+                let megapixels = Double(info.width * info.height * (name == "decode" ? info.frameCount : 1)) / 1e6
                 let rate = megapixels / (median / 1000)
                 if common.json {
                     Output.line(JSONValue.object([

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Times Imago's codecs against the raw C libraries, Pillow and pyvips, in one
+run on this machine, one thread each, and writes a table of ratios.
+
+Run through Benchmarks/compare-codecs (it builds Imago in release mode and sets
+up the virtual environment). Every figure is the median of N runs after one
+warm-up, in milliseconds; "x raw" and "x Pillow" divide Imago's time by the
+other's (below 1.00 means Imago is faster).
+"""
+import io
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("VIPS_CONCURRENCY", "1")
+
+import numpy as np
+import pyvips
+from PIL import Image
+
+pyvips.cache_set_max(0)
+pyvips.voperation_cache_set_max(0) if hasattr(pyvips, "voperation_cache_set_max") else None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+IMAGES = os.path.join(HERE, ".images")
+IMAGO = os.path.join(ROOT, ".build", "release", "imago")
+RAW = os.path.join(HERE, ".build-raw", "raw_codecs")
+ITERATIONS = int(os.environ.get("ITERATIONS", "15"))
+
+
+def photo(width, height, seed):
+    """A photo-like picture: smooth colour fields, edges and fine grain."""
+    rng = np.random.default_rng(seed)
+    small = rng.random((height // 50 + 2, width // 50 + 2, 3))
+    field = np.asarray(Image.fromarray((small * 255).astype(np.uint8)).resize((width, height), Image.BICUBIC), dtype=np.float32)
+    y, x = np.mgrid[0:height, 0:width]
+    waves = 40 * np.sin(x / 37.0)[..., None] * np.cos(y / 53.0)[..., None]
+    grain = rng.normal(0, 6, (height, width, 3))
+    pixels = np.clip(field + waves + grain, 0, 255).astype(np.uint8)
+    image = Image.fromarray(pixels)
+    # A few hard-edged shapes, as in real scenes.
+    for i in range(12):
+        box = Image.new("RGB", (width // 8, height // 10), tuple(int(v) for v in rng.integers(0, 255, 3)))
+        image.paste(box, (int(rng.integers(0, width - width // 8)), int(rng.integers(0, height - height // 10))))
+    return image
+
+
+def make_images():
+    os.makedirs(IMAGES, exist_ok=True)
+    specs = {
+        "photo-12mp.jpg": lambda: photo(4000, 3000, 1).save(path("photo-12mp.jpg"), quality=90),
+        "photo-1mp.jpg": lambda: photo(1152, 864, 2).save(path("photo-1mp.jpg"), quality=90),
+        "photo-1mp.png": lambda: photo(1200, 900, 3).save(path("photo-1mp.png")),
+        "photo-1mp-lossy.webp": lambda: photo(1200, 900, 4).save(path("photo-1mp-lossy.webp"), quality=80),
+        "graphic-1mp-lossless.webp": lambda: graphic(1200, 900).save(path("graphic-1mp-lossless.webp"), lossless=True),
+        "animation-24f.gif": make_gif,
+    }
+    for name, make in specs.items():
+        if not os.path.exists(path(name)):
+            make()
+    return list(specs)
+
+
+def graphic(width, height):
+    """Flat colours and text-like strokes: what lossless WebP is used for."""
+    image = Image.new("RGB", (width, height), (245, 245, 240))
+    rng = np.random.default_rng(5)
+    for i in range(200):
+        colour = tuple(int(v) for v in rng.integers(0, 255, 3))
+        x, y = int(rng.integers(0, width - 100)), int(rng.integers(0, height - 40))
+        image.paste(Image.new("RGB", (int(rng.integers(10, 100)), int(rng.integers(4, 40))), colour), (x, y))
+    return image
+
+
+def make_gif():
+    frames = []
+    for i in range(24):
+        frame = photo(480, 360, 100 + i).quantize(colors=128, dither=Image.Dither.NONE)
+        frames.append(frame)
+    frames[0].save(path("animation-24f.gif"), save_all=True, append_images=frames[1:], duration=80, loop=0)
+
+
+def path(name):
+    return os.path.join(IMAGES, name)
+
+
+def timed(work, iterations=ITERATIONS):
+    work()
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def imago(benchmark, name, *extra):
+    out = subprocess.run([IMAGO, "bench", *benchmark.split(), "--json", "--iterations", str(ITERATIONS), *extra, path(name)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.splitlines()[-1])["median_ms"]
+
+
+def raw(codec, name):
+    out = subprocess.run([RAW, codec, path(name), str(ITERATIONS)], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["median_ms"]
+
+
+def pillow_decode(data):
+    def work():
+        image = Image.open(io.BytesIO(data))
+        for index in range(getattr(image, "n_frames", 1)):
+            image.seek(index)
+            image.load()
+    return work
+
+
+def vips_decode(data, animated):
+    def work():
+        image = pyvips.Image.new_from_buffer(data, "", n=-1 if animated else 1, access="sequential")
+        image.write_to_memory()
+    return work
+
+
+def pillow_thumbnail(data):
+    def work():
+        image = Image.open(io.BytesIO(data))
+        image.draft("RGB", (256, 256))
+        image.thumbnail((256, 256))
+    return work
+
+
+def vips_thumbnail(data):
+    return lambda: pyvips.Image.thumbnail_buffer(data, 256).write_to_memory()
+
+
+def pillow_encode(image, fmt, **options):
+    return lambda: image.save(io.BytesIO(), fmt, **options)
+
+
+def vips_encode(image, suffix):
+    return lambda: image.write_to_buffer(suffix)
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "n/a"
+
+
+def main():
+    names = make_images()
+    rows = []
+    raw_codec = {".jpg": "jpeg", ".png": "png", ".webp": "webp", ".gif": "gif"}
+    for name in names:
+        data = open(path(name), "rb").read()
+        animated = name.endswith(".gif")
+        row = {"task": "decode", "image": name,
+               "imago": imago("decode", name), "raw": raw(raw_codec[os.path.splitext(name)[1]], name),
+               "pillow": timed(pillow_decode(data)), "pyvips": timed(vips_decode(data, animated))}
+        rows.append(row)
+    for name in ["photo-12mp.jpg", "photo-1mp.jpg", "photo-1mp.png", "photo-1mp-lossy.webp"]:
+        data = open(path(name), "rb").read()
+        rows.append({"task": "thumbnail 256", "image": name,
+                     "imago": imago("thumbnail", name, "--max-size", "256"),
+                     "raw": raw("jpeg-thumb", name) if name.endswith(".jpg") else None,
+                     "pillow": timed(pillow_thumbnail(data)), "pyvips": timed(vips_thumbnail(data))})
+    source = "photo-1mp.jpg"
+    pil_image = Image.open(path(source)).convert("RGB")
+    vips_image = pyvips.Image.new_from_file(path(source)).copy_memory()
+    for fmt, imago_args, pil, vips in [
+        ("jpeg", ["--format", "jpeg", "--quality", "85"], pillow_encode(pil_image, "JPEG", quality=85), vips_encode(vips_image, ".jpg[Q=85]")),
+        ("png", ["--format", "png"], pillow_encode(pil_image, "PNG"), vips_encode(vips_image, ".png")),
+        ("webp", ["--format", "webp", "--quality", "80"], pillow_encode(pil_image, "WEBP", quality=80), vips_encode(vips_image, ".webp[Q=80]")),
+    ]:
+        rows.append({"task": f"encode {fmt}", "image": source, "imago": imago("encode", source, *imago_args),
+                     "raw": None, "pillow": timed(pil), "pyvips": timed(vips)})
+
+    header = "| task | image | Imago ms | raw C ms | Pillow ms | pyvips ms | Imago / raw | Imago / Pillow | Imago / pyvips |"
+    lines = [header, "|" + "---|" * 9]
+    for row in rows:
+        fmt = lambda v: f"{v:.2f}" if v else "n/a"
+        lines.append(f"| {row['task']} | {row['image']} | {fmt(row['imago'])} | {fmt(row['raw'])} | {fmt(row['pillow'])} | "
+                     f"{fmt(row['pyvips'])} | {ratio(row['imago'], row['raw'])} | {ratio(row['imago'], row['pillow'])} | "
+                     f"{ratio(row['imago'], row['pyvips'])} |")
+    table = "\n".join(lines)
+    print(table)
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, " \
+              f"Pillow {Image.__version__}, pyvips {pyvips.__version__} (libvips {pyvips.version(0)}.{pyvips.version(1)})"
+    with open(os.path.join(HERE, "codecs.md"), "w") as f:
+        f.write("# Codec benchmarks\n\n")
+        f.write("Written by `Benchmarks/compare-codecs` on " + time.strftime("%Y-%m-%d") + f" ({machine}).\n")
+        f.write(f"Median of {ITERATIONS} runs after a warm-up, one thread everywhere (VIPS_CONCURRENCY=1).\n")
+        f.write("Ratios below 1.00 mean Imago is faster. Raw C is the library called directly from C with the same\n")
+        f.write("output format (`Benchmarks/raw/raw_codecs.c`); for GIF it is giflib's `DGifSlurp`, which decodes colour\n")
+        f.write("indices without compositing frames to RGBA, so Imago does strictly more work there.\n")
+        f.write("The raw thumbnail figure is the DCT-scaled decode alone, without the final resize.\n\n")
+        f.write(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
