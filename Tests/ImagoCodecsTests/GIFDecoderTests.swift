@@ -353,6 +353,32 @@ import Testing
             #expect(error == nil || error is ImageDecodingError)
         }
     }
+
+    // MARK: Files from another encoder
+
+    @Test func pillowStillWithQuadrantsDecodesExactly() throws {
+        // scripts/fixtures/make-gif-fixtures.py: 32x32, interlaced by Pillow, quadrants red, green / blue, yellow
+        let image = try decoder.decode(try Fixtures.data("gif/pillow-quadrants.gif"))
+        let r = RGB.red, g = RGB.green, b = RGB.blue, y = RGB.yellow
+        let expected = (0..<32).flatMap { y0 in (0..<32).map { x in y0 < 16 ? (x < 16 ? r : g) : (x < 16 ? b : y) } }
+        #expect(image.width == 32 && image.height == 32)
+        #expect(image.pixels == canvas(expected))
+    }
+
+    @Test func pillowAnimationDecodesEveryFrameWithItsTiming() throws {
+        // scripts/fixtures/make-gif-fixtures.py: 16x16, solid red, then a blue 8x8 top-left square, then a
+        // green bottom row over that; 100, 200, 300 ms; loop forever
+        let data = try Fixtures.data("gif/pillow-animation.gif")
+        let image = try decoder.decode(data)
+        let r = RGB.red, b = RGB.blue, g = RGB.green
+        let first = Array(repeating: r, count: 256)
+        let second = (0..<256).map { $0 % 16 < 8 && $0 / 16 < 8 ? b : r }
+        let third = (0..<256).map { $0 / 16 == 15 ? g : second[$0] }
+        #expect(image.frames.map(\.pixels) == [canvas(first), canvas(second), canvas(third)])
+        #expect(image.frames.map(\.duration) == [100, 200, 300].map { .milliseconds($0) })
+        #expect(image.loopCount == 0)
+        #expect(DecoderVerifier.verify(decoder, on: data).failures.isEmpty)
+    }
 }
 
 /// A deterministic random number generator (SplitMix64) for repeatable tests.
