@@ -236,11 +236,9 @@ import Testing
         var functions = CodecFunctions.gif
         functions.makeImage = { _, _, _ in throw CodecError(library: "test", code: 1, message: "the image step ran") }
         // When it is decoded, with the pixel step made to fail
-        let start = ContinuousClock.now
         let error = caughtError { try CodecDecoder(format: .gif, functions: functions).decode(gif.data) } as? ImageDecodingError
-        // Then the pixel limit rejects it before the pixel step
+        // Then the pixel limit rejects it from the header: the pixel step never runs
         #expect(error?.code == .tooManyPixels)
-        #expect(ContinuousClock.now - start < .seconds(1))
         // And the real table rejects it the same way
         #expect(decodingError(gif.data)?.code == .tooManyPixels)
     }
