@@ -1,0 +1,130 @@
+import CGif
+
+/// The RGBA8 canvas an animated GIF is drawn on, frame after frame.
+///
+/// It starts transparent black. Before each frame it applies the previous
+/// frame's disposal (clear its rectangle, or put back what was under it),
+/// then draws the frame's opaque pixels over it; transparent pixels leave
+/// the canvas as it was. Values are stored as they are, never premultiplied.
+struct GIFCanvas {
+    let width: Int
+    let height: Int
+    /// The canvas, `width * height * 4` bytes, red, green, blue, alpha.
+    private(set) var pixels: [UInt8]
+    /// The colour indices of one row, reused for every row of every frame.
+    private var row: [UInt8]
+    /// What was under the last frame, when its disposal restores it.
+    private var saved: [UInt8] = []
+    /// The last frame drawn, whose disposal is still to be applied.
+    private var previous: GIFFrameHeader?
+
+    /// Creates a transparent canvas; the caller has checked the size.
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        pixels = [UInt8](repeating: 0, count: width * height * 4)
+        row = [UInt8](repeating: 0, count: width)
+    }
+
+    /// Draws one frame whose header lies inside the canvas.
+    ///
+    /// - Parameters:
+    ///   - colors: The frame's colour map (1...256 entries). Indices past its
+    ///     end draw opaque black, so no index reads outside it.
+    ///   - readRow: Fills its buffer with the next `count` colour indices,
+    ///     in the order the file stores rows.
+    mutating func draw(
+        _ frame: GIFFrameHeader,
+        colors: UnsafeBufferPointer<GifColorType>,
+        readRow: (_ row: UnsafeMutablePointer<UInt8>, _ count: Int) throws -> Void
+    ) throws {
+        if let previous {
+            switch previous.disposal {
+            case .keep: break
+            case .restoreBackground: clear(previous)
+            case .restorePrevious: copy(previous, toCanvas: true)
+            }
+        }
+        previous = frame
+        if frame.disposal == .restorePrevious { copy(frame, toCanvas: false) }
+        guard frame.width > 0, frame.height > 0 else { return }
+
+        let palette = Self.palette(colors, transparentIndex: frame.transparentIndex)
+        let (width, frameWidth, left, top) = (width, frame.width, frame.left, frame.top)
+        try pixels.withUnsafeMutableBytes { canvas in
+            try row.withUnsafeMutableBufferPointer { indices in
+                try palette.withUnsafeBufferPointer { palette in
+                    guard let canvasBase = canvas.baseAddress, let rowBase = indices.baseAddress else { return }
+                    try Self.forEachRow(height: frame.height, interlaced: frame.isInterlaced) { y in
+                        try readRow(rowBase, frameWidth)
+                        let destination = canvasBase + ((top + y) * width + left) * 4
+                        for x in 0..<frameWidth {
+                            // An index is a byte and the palette has 256 entries.
+                            let color = palette[Int(indices[x])]
+                            if color != 0 { destination.storeBytes(of: color, toByteOffset: x &* 4, as: UInt32.self) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The colours of a frame as 256 RGBA words in memory order: entries past
+    /// the colour map are opaque black; the transparent index is 0, the one
+    /// value an opaque colour never has, so drawing skips it.
+    private static func palette(_ colors: UnsafeBufferPointer<GifColorType>, transparentIndex: Int?) -> [UInt32] {
+        [UInt32](unsafeUninitializedCapacity: 256) { buffer, count in
+            for index in 0..<256 {
+                let color = index < colors.count ? colors[index] : GifColorType(Red: 0, Green: 0, Blue: 0)
+                let value = UInt32(color.Red) | UInt32(color.Green) << 8 | UInt32(color.Blue) << 16 | 0xFF00_0000
+                buffer[index] = value.littleEndian
+            }
+            if let transparentIndex, (0..<256).contains(transparentIndex) { buffer[transparentIndex] = 0 }
+            count = 256
+        }
+    }
+
+    /// Calls `body` with each row of a frame, in the order the file stores
+    /// them: top to bottom, or the four interlaced passes (every 8th row from
+    /// 0, every 8th from 4, every 4th from 2, every 2nd from 1).
+    private static func forEachRow(height: Int, interlaced: Bool, _ body: (Int) throws -> Void) rethrows {
+        guard interlaced else {
+            for y in 0..<height { try body(y) }
+            return
+        }
+        for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
+            for y in stride(from: start, to: height, by: step) { try body(y) }
+        }
+    }
+
+    /// Clears a frame's rectangle to transparent black.
+    private mutating func clear(_ frame: GIFFrameHeader) {
+        let (width, rowBytes) = (width, frame.width * 4)
+        pixels.withUnsafeMutableBytes { canvas in
+            for y in frame.top..<frame.top + frame.height {
+                let start = canvas.baseAddress! + (y * width + frame.left) * 4
+                start.initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes)
+            }
+        }
+    }
+
+    /// Copies a frame's rectangle from the canvas into `saved`, or back.
+    private mutating func copy(_ frame: GIFFrameHeader, toCanvas: Bool) {
+        let (width, rowBytes) = (width, frame.width * 4)
+        if !toCanvas { saved = [UInt8](repeating: 0, count: rowBytes * frame.height) }
+        guard rowBytes > 0 else { return }
+        pixels.withUnsafeMutableBytes { canvas in
+            saved.withUnsafeMutableBytes { saved in
+                for y in 0..<frame.height {
+                    let canvasRow = canvas.baseAddress! + ((frame.top + y) * width + frame.left) * 4
+                    let savedRow = saved.baseAddress! + y * rowBytes
+                    if toCanvas {
+                        canvasRow.copyMemory(from: savedRow, byteCount: rowBytes)
+                    } else {
+                        savedRow.copyMemory(from: canvasRow, byteCount: rowBytes)
+                    }
+                }
+            }
+        }
+    }
+}

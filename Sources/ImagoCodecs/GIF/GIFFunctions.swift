@@ -1,0 +1,125 @@
+import CGif
+import Foundation
+import Imago
+
+extension CodecFunctions {
+    /// The production table for GIF, over giflib's record-level API, reading
+    /// from memory.
+    ///
+    /// `open` reads the screen descriptor and walks the records without
+    /// decoding any pixels (rasters are skipped block by block), so a canvas
+    /// or frame count over the ``ImageDecodingOptions`` limits is rejected by
+    /// ``CodecDecoder`` before a pixel buffer exists. It counts frames only up
+    /// to one past ``ImageDecodingOptions/maximumFrameCount``. It fails when
+    /// the file has no image frame, when a frame rectangle leaves the canvas,
+    /// or when a frame has neither a local nor a global colour map. Data that
+    /// ends, or turns to garbage, after at least one whole frame keeps the
+    /// whole frames before it, as browsers do.
+    ///
+    /// `makeImage` always produces ``PixelFormat/rgba8``, not premultiplied.
+    /// It draws frames in order on a canvas that starts transparent black,
+    /// with the rules browsers follow:
+    /// - the frame's local colour map, else the global one; a colour index
+    ///   past the end of the map draws opaque black;
+    /// - the transparent index of the Graphics Control Extension leaves the
+    ///   canvas unchanged; the background colour is ignored;
+    /// - disposal 0 and 1 keep the frame, 2 clears its rectangle to
+    ///   transparent, 3 (and 4, an old synonym) restores what was under it;
+    /// - interlaced frames are put back in row order;
+    /// - ``ImageFrame/duration`` is the delay (centiseconds x 10 ms), except
+    ///   that 0 and 1 cs become 100 ms; a one-frame file has no duration;
+    /// - ``Image/loopCount`` is the NETSCAPE2.0 count as stored (0 = forever),
+    ///   1 without that extension or for a one-frame file.
+    ///
+    /// With a frame index `k`, frames 0...k are drawn and the image holds
+    /// frame k only, with its duration; otherwise it holds every frame.
+    /// Errors are ``CodecError``s from library `"giflib"`.
+    public static let gif = CodecFunctions(
+        open: { data, options in
+            let scan = try GIFScan(data, maximumFrameCount: options.maximumFrameCount)
+            return OpenedImage(width: scan.width, height: scan.height, frameCount: scan.frames.count, state: scan)
+        },
+        makeImage: { opened, frameIndex, _ in
+            guard let scan = opened.state as? GIFScan else {
+                throw CodecError.giflib(D_GIF_ERR_NOT_READABLE, detail: "the opened image holds no GIF scan")
+            }
+            return try scan.decode(frameIndex: frameIndex)
+        }
+    )
+}
+
+/// What `open` learned from a GIF: its canvas, frames and loop count,
+/// carried to `makeImage` with the data.
+struct GIFScan: Sendable {
+    let data: Data
+    let width: Int
+    let height: Int
+    /// The whole frames, at most one past the frame limit.
+    let frames: [GIFFrameHeader]
+    /// The NETSCAPE2.0 loop count; `nil` when the file has none.
+    let loopCount: Int?
+
+    /// Walks the records of `data`, skipping every raster.
+    init(_ data: Data, maximumFrameCount: Int) throws {
+        let stopAt = maximumFrameCount < Int.max ? max(1, maximumFrameCount + 1) : Int.max
+        var frames: [GIFFrameHeader] = []
+        var size = (width: 0, height: 0)
+        let loopCount = try GIFFile.withFile(data) { file in
+            size = (file.canvasWidth, file.canvasHeight)
+            return try file.walk(stoppingOnTruncation: true) { frame in
+                try file.skipRaster()
+                frames.append(frame)
+                return frames.count < stopAt
+            }
+        }
+        guard !frames.isEmpty else {
+            throw CodecError.giflib(D_GIF_ERR_NO_IMAG_DSCR, detail: "the file has no whole image frame")
+        }
+        self.data = data
+        (width, height) = size
+        self.frames = frames
+        self.loopCount = loopCount
+    }
+
+    /// Draws frames 0...`frameIndex` (every frame when `nil`) and returns the
+    /// requested one, or all of them.
+    func decode(frameIndex: Int?) throws -> Image {
+        let last = frameIndex ?? frames.count - 1
+        guard frames.indices.contains(last) else {
+            throw CodecError.giflib(D_GIF_ERR_NO_IMAG_DSCR, detail: "frame \(last) was requested; the file has \(frames.count)")
+        }
+        let isAnimated = frames.count > 1
+        var canvas = GIFCanvas(width: width, height: height)
+        var output: [ImageFrame] = []
+        output.reserveCapacity(frameIndex == nil ? frames.count : 1)
+        _ = try GIFFile.withFile(data) { file in
+            try file.walk(stoppingOnTruncation: false) { frame in
+                // The same bytes walked the same way in `open`.
+                guard frame == frames[frame.index], let colors = file.colorMap else {
+                    throw CodecError.giflib(D_GIF_ERR_IMAGE_DEFECT, detail: "frame \(frame.index) differs from the opened file")
+                }
+                try canvas.draw(frame, colors: colors) { row, count in try file.readRow(into: row, count: count) }
+                if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
+                if frameIndex == nil || frame.index == last {
+                    output.append(ImageFrame(pixels: canvas.pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil))
+                }
+                return frame.index < last
+            }
+        }
+        guard output.count == (frameIndex == nil ? frames.count : 1) else {
+            throw CodecError.giflib(D_GIF_ERR_EOF_TOO_SOON, detail: "the file ended before frame \(last)")
+        }
+        return Image(
+            width: width, height: height, pixelFormat: .rgba8,
+            frames: output,
+            loopCount: isAnimated ? loopCount ?? 1 : 1
+        )
+    }
+
+    /// How long a frame shows. Like browsers, a delay of 0 or 1 centisecond
+    /// (often written by tools that meant "as fast as possible") becomes
+    /// 100 ms.
+    static func duration(centiseconds: Int) -> Duration {
+        .milliseconds(centiseconds <= 1 ? 100 : centiseconds * 10)
+    }
+}
