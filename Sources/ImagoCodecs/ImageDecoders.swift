@@ -14,6 +14,7 @@ public enum ImageDecoders {
         .png: png(),
         .jpeg: jpeg(),
         .webp: webp(),
+        .gif: gif(),
     ])
 
     /// The decoder for `format`, with the production table.
@@ -21,7 +22,7 @@ public enum ImageDecoders {
         switch format {
         case .jpeg: jpeg()
         case .png: png()
-        case .gif: png() // replaced when the GIF codec lands
+        case .gif: gif()
         case .webp: webp()
         }
     }
@@ -40,6 +41,11 @@ public enum ImageDecoders {
     /// A JPEG decoder; by default over libjpeg-turbo.
     public static func jpeg(functions: CodecFunctions = .jpeg) -> CodecDecoder {
         CodecDecoder(format: .jpeg, functions: functions)
+    }
+
+    /// A GIF decoder (every frame composited); by default over giflib.
+    public static func gif(functions: CodecFunctions = .gif) -> CodecDecoder {
+        CodecDecoder(format: .gif, functions: functions)
     }
 
     /// A WebP decoder (still and animated); by default over libwebp and its demuxer.

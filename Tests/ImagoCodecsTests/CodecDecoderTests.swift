@@ -55,8 +55,11 @@ import Testing
         let decoder = CodecDecoder(format: .gif, functions: spy.functions)
         let all = caughtError { try decoder.decode(data) } as? ImageDecodingError
         #expect(all?.code == .tooManyPixels)
-        // One frame of it is within the limit.
-        _ = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 59))
+        // Frame 59 needs frames 0...59 composited: over the limit too.
+        let late = caughtError { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 59)) } as? ImageDecodingError
+        #expect(late?.code == .tooManyPixels)
+        // An early frame is within it.
+        _ = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 9))
         #expect(spy.makeImageCalls.count == 1)
     }
 

@@ -122,9 +122,13 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         let limit = ImageDecodingOptions(maximumPixelCount: 8 * 8 * 2)
         let error = caughtError { try decoder.decode(data, options: limit) } as? ImageDecodingError
         #expect(error?.code == .tooManyPixels)
-        var oneFrame = limit
-        oneFrame.frameIndex = 2
-        #expect(try decoder.decode(data, options: oneFrame).frames.count == 1)
+        // Frame 2 is composited from frames 0...2: over the limit; frame 1 is within it.
+        var lastFrame = limit
+        lastFrame.frameIndex = 2
+        #expect((caughtError { try decoder.decode(data, options: lastFrame) } as? ImageDecodingError)?.code == .tooManyPixels)
+        var secondFrame = limit
+        secondFrame.frameIndex = 1
+        #expect(try decoder.decode(data, options: secondFrame).frames.count == 1)
     }
 
     @Test func animationWithTooManyFramesIsRejected() throws {

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// 1. ``CodecFunctions/open`` reads the header; a failure is
 ///    ``ImageDecodingError/Code/couldNotOpen`` and nothing else runs.
-/// 2. The size is checked: zero sizes are rejected, width x height (times
-///    the frame count when every frame is decoded) must not exceed
+/// 2. The size is checked: zero sizes are rejected, width x height times
+///    the frames decoded (all of them, or frames 0 through the requested
+///    index, which an animation needs to composite it) must not exceed
 ///    ``ImageDecodingOptions/maximumPixelCount`` (``ImageDecodingError/Code/tooManyPixels``),
 ///    the frame count must not exceed ``ImageDecodingOptions/maximumFrameCount``
 ///    (``ImageDecodingError/Code/tooManyFrames``),
@@ -89,7 +90,8 @@ public struct CodecDecoder: ImageDecoding {
                 message: "frame \(index) was requested; the image has \(opened.frameCount)"
             )
         }
-        let frames = options.frameIndex == nil ? opened.frameCount : 1
+        // Frame k of an animation is composited from frames 0...k, so that is the work to bound.
+        let frames = options.frameIndex.map { $0 + 1 } ?? opened.frameCount
         let (area, overflow1) = opened.width.multipliedReportingOverflow(by: opened.height)
         let (pixels, overflow2) = area.multipliedReportingOverflow(by: frames)
         if overflow1 || overflow2 || pixels > options.maximumPixelCount {

@@ -25,7 +25,8 @@ public struct Image: Sendable, Hashable {
     public let bytesPerRow: Int
     /// The frames, in display order; never empty.
     public let frames: [ImageFrame]
-    /// How many times an animation plays; `0` means forever. `1` for a still image.
+    /// The loop count the file declares, as ImageIO and Pillow report it:
+    /// `0` means forever. `1` for a still image.
     public let loopCount: Int
 
     /// Creates a still image from its pixels.
