@@ -2,7 +2,7 @@
  * The raw C libraries on their own, for comparison with Imago's decoders:
  * the same calls, the same output formats, no Swift in between.
  *
- *   raw_codecs jpeg|jpeg-thumb|png|webp|gif FILE ITERATIONS
+ *   raw_codecs jpeg|jpeg-thumb|png|webp|gif|gif-rgba FILE ITERATIONS
  *
  * Prints {"median_ms": M, "min_ms": N} after one warm-up run.
  */
@@ -102,6 +102,51 @@ static void gif(void) {
     DGifCloseFile(file, &error);
 }
 
+/* giflib plus the compositing Imago does: every frame drawn on an RGBA
+ * canvas (transparency, disposal 2 and 3, interlace) and copied out. */
+static void gif_rgba(void) {
+    struct reader reader = {0};
+    int error;
+    GifFileType *file = DGifOpen(&reader, read_gif, &error);
+    if (!file) fail("open");
+    if (DGifSlurp(file) != GIF_OK) fail("slurp");
+    size_t width = file->SWidth, height = file->SHeight, canvas_size = width * height * 4;
+    unsigned char *canvas = calloc(canvas_size, 1), *previous = malloc(canvas_size);
+    /* One buffer per frame, as a decoder handing frames to its caller allocates them. */
+    unsigned char **frames = malloc(sizeof(unsigned char *) * file->ImageCount);
+    for (int f = 0; f < file->ImageCount; f++) {
+        SavedImage *image = &file->SavedImages[f];
+        GraphicsControlBlock gcb = {.DisposalMode = 0, .TransparentColor = -1};
+        DGifSavedExtensionToGCB(file, f, &gcb);
+        ColorMapObject *map = image->ImageDesc.ColorMap ? image->ImageDesc.ColorMap : file->SColorMap;
+        int left = image->ImageDesc.Left, top = image->ImageDesc.Top, w = image->ImageDesc.Width, h = image->ImageDesc.Height;
+        if (gcb.DisposalMode == DISPOSE_PREVIOUS) memcpy(previous, canvas, canvas_size);
+        static const int starts[] = {0, 4, 2, 1}, steps[] = {8, 8, 4, 2};
+        int row = 0;
+        for (int pass = 0; pass < (image->ImageDesc.Interlace ? 4 : 1); pass++) {
+            int start = image->ImageDesc.Interlace ? starts[pass] : 0, step = image->ImageDesc.Interlace ? steps[pass] : 1;
+            for (int y = start; y < h; y += step, row++) {
+                const GifByteType *indices = image->RasterBits + (size_t)row * w;
+                unsigned char *out = canvas + ((size_t)(top + y) * width + left) * 4;
+                for (int x = 0; x < w; x++, out += 4) {
+                    int index = indices[x];
+                    if (index == gcb.TransparentColor) continue;
+                    GifColorType c = index < map->ColorCount ? map->Colors[index] : (GifColorType){0, 0, 0};
+                    out[0] = c.Red; out[1] = c.Green; out[2] = c.Blue; out[3] = 255;
+                }
+            }
+        }
+        frames[f] = malloc(canvas_size);
+        memcpy(frames[f], canvas, canvas_size);
+        if (gcb.DisposalMode == DISPOSE_BACKGROUND)
+            for (int y = 0; y < h; y++) memset(canvas + ((size_t)(top + y) * width + left) * 4, 0, (size_t)w * 4);
+        else if (gcb.DisposalMode == DISPOSE_PREVIOUS) memcpy(canvas, previous, canvas_size);
+    }
+    for (int f = 0; f < file->ImageCount; f++) free(frames[f]);
+    free(canvas); free(previous); free(frames);
+    DGifCloseFile(file, &error);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) fail("usage: raw_codecs jpeg|jpeg-thumb|png|webp|gif FILE ITERATIONS");
     FILE *f = fopen(argv[2], "rb");
@@ -119,6 +164,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[1], "png")) png();
         else if (!strcmp(argv[1], "webp")) webp();
         else if (!strcmp(argv[1], "gif")) gif();
+        else if (!strcmp(argv[1], "gif-rgba")) gif_rgba();
         else fail("unknown codec");
         if (i >= 0) times[i] = now_ms() - start;
     }
