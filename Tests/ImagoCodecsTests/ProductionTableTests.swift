@@ -1,0 +1,60 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import Testing
+
+/// DESIGN 1.2, the other half: the production tables reach the real C
+/// libraries. Each `open` reads the real header; each `makeImage` returns
+/// the real pixels; each failure carries the library's own name and code.
+@Suite struct ProductionTableTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let format: ImageFormat
+        let table: CodecFunctions
+        let fixture: String
+        let width: Int
+        let height: Int
+        let frames: Int
+        let library: String
+        var testDescription: String { format.rawValue }
+    }
+
+    static let cases: [Case] = [
+        Case(format: .png, table: .png, fixture: "pngsuite/basn6a08.png", width: 32, height: 32, frames: 1, library: "libspng"),
+        Case(format: .jpeg, table: .jpeg, fixture: "jpeg/large.jpg", width: 640, height: 480, frames: 1, library: "libjpeg-turbo"),
+        Case(format: .gif, table: .gif, fixture: "gif/pillow-animation.gif", width: 0, height: 0, frames: 0, library: "giflib"),
+        Case(format: .webp, table: .webp, fixture: "webp/animated.webp", width: 8, height: 8, frames: 3, library: "libwebp"),
+    ]
+
+    @Test(arguments: cases)
+    func openReadsTheRealHeaderAndMakeImageTheRealPixels(_ test: Case) throws {
+        let data = try Fixtures.data(test.fixture)
+        let opened = try test.table.open(data, ImageDecodingOptions())
+        // The registry's header reader (another path into the same library) agrees.
+        let info = try ImageDecoders.info(for: data)
+        #expect(opened.width == info.width && opened.height == info.height && opened.frameCount == info.frameCount)
+        if test.width > 0 {
+            #expect(opened.width == test.width && opened.height == test.height && opened.frameCount == test.frames)
+        }
+        let image = try test.table.makeImage(opened, nil, ImageDecodingOptions())
+        #expect(image.width == opened.width && image.height == opened.height)
+        #expect(image.frames.count == opened.frameCount)
+        #expect(image.pixels.contains { $0 != 0 })
+    }
+
+    @Test(arguments: cases)
+    func openFailureIsTheLibrarysOwnError(_ test: Case) throws {
+        var data = try [UInt8](Fixtures.data(test.fixture).prefix(16))
+        // Keep the signature, break what follows.
+        for index in 8..<data.count { data[index] = 0xA5 }
+        let error = caughtError { try test.table.open(Data(data), ImageDecodingOptions()) }
+        let codec = try #require(error as? CodecError, "\(String(describing: error))")
+        #expect(codec.library == test.library)
+        #expect(!codec.message.isEmpty)
+    }
+
+    @Test(arguments: cases)
+    func registryPicksTheTableForTheFormat(_ test: Case) throws {
+        #expect(ImageDecoders.decoder(for: test.format).format == test.format)
+        #expect(ImageDecoders.all.supportedFormats.contains(test.format))
+    }
+}
