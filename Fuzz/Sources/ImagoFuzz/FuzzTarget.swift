@@ -21,10 +21,10 @@ let decoder: CodecDecoder = {
 let options = ImageDecodingOptions(maximumPixelCount: 4_000_000, maximumFrameCount: 64)
 let thumbnail = ImageDecodingOptions(maximumPixelCount: 4_000_000, maximumFrameCount: 64, frameIndex: 0, maximumPixelSize: 64)
 
-/// libFuzzer's entry point: decode the input; any outcome but a crash is fine,
-/// but an error that is not an `ImageDecodingError` is a bug.
+/// libFuzzer's entry point: decode the input; any outcome but a crash is
+/// fine, but an error that is not an `ImageDecodingError` is a bug.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
+public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = start.map { Data(bytes: $0, count: count) } ?? Data()
     for options in [options, thumbnail] {
         do {
@@ -36,3 +36,4 @@ public func fuzz(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     }
     return 0
 }
+
