@@ -58,6 +58,7 @@ def make_images():
         "photo-1mp.png": lambda: photo(1200, 900, 3).save(path("photo-1mp.png")),
         "photo-1mp-lossy.webp": lambda: photo(1200, 900, 4).save(path("photo-1mp-lossy.webp"), quality=80),
         "graphic-1mp-lossless.webp": lambda: graphic(1200, 900).save(path("graphic-1mp-lossless.webp"), lossless=True),
+        "photo-1mp-lossless.webp": lambda: photo(1200, 900, 6).save(path("photo-1mp-lossless.webp"), lossless=True),
         "animation-24f.gif": make_gif,
     }
     for name, make in specs.items():
