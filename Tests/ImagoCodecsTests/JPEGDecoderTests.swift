@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
+import Synchronization
 import Testing
 
 /// The JPEG decoder over libjpeg-turbo. The fixtures are 32x16, left half
@@ -80,15 +81,21 @@ import Testing
         #expect(image.width == width && image.height == height)
     }
 
-    @Test func largestDeclarableSizeFailsWithThePixelLimitInMilliseconds() throws {
+    @Test func largestDeclarableSizeFailsWithThePixelLimitBeforeAnyPixelBufferExists() throws {
         var data = try [UInt8](Fixtures.data("jpeg/baseline.jpg"))
         // Rewrite the SOF0 frame header to 65500 x 65500, the largest libjpeg-turbo accepts.
         let sof = try #require((0..<data.count - 9).first { data[$0] == 0xFF && data[$0 + 1] == 0xC0 })
         data[sof + 5...sof + 8] = [0xFF, 0xDC, 0xFF, 0xDC]
-        let started = ContinuousClock.now
-        let error = caughtError { try decoder.decode(Data(data)) } as? ImageDecodingError
+        let pixelStepRan = Mutex(false)
+        var functions = CodecFunctions.jpeg
+        functions.makeImage = { _, _, _ in
+            pixelStepRan.withLock { $0 = true }
+            return TestImages.solid(width: 1, height: 1)
+        }
+        let error = caughtError { try CodecDecoder(format: .jpeg, functions: functions).decode(Data(data)) } as? ImageDecodingError
         #expect(error?.code == .tooManyPixels)
-        #expect(ContinuousClock.now - started < .milliseconds(200))
+        #expect(!pixelStepRan.withLock { $0 })
+        #expect((caughtError { try decoder.decode(Data(data)) } as? ImageDecodingError)?.code == .tooManyPixels)
     }
 
     @Test func garbageCannotBeOpened() {
