@@ -1,0 +1,60 @@
+import Foundation
+
+extension ImagePipeline {
+    /// Everything the pipeline uses, each with a production default.
+    ///
+    /// The core has no codecs: `ImagoCodecs` provides
+    /// `ImagePipeline.Configuration.withCodecs` with a decoder for every format.
+    public struct Configuration: Sendable {
+        /// Loads the bytes. Default: ``DataLoader/shared``.
+        public var dataLoader: any DataLoading
+        /// The disk stage; `nil` skips it. Default: `nil` (the codecs module's
+        /// default configuration adds a ``DataCache``).
+        public var dataCache: (any DataCaching)?
+        /// The memory stage; `nil` skips it. Default: ``ImageCache/shared``.
+        public var imageCache: (any ImageCaching)?
+        /// Decodes the bytes. Default: an empty registry (no codecs).
+        public var decoder: any ImageDecoding
+        /// Which content types responses may have. Default: ``AcceptedContentTypes/images``.
+        public var acceptedContentTypes: AcceptedContentTypes
+        /// The decoding limits (pixel and frame counts) applied to every image.
+        public var decodingOptions: ImageDecodingOptions
+        /// How many downloads run at once. Default: 6.
+        public var maximumConcurrentDownloads: Int
+        /// How many decodes run at once. Default: the number of cores.
+        public var maximumConcurrentDecodes: Int
+        /// How many processor runs happen at once. Default: the number of cores.
+        public var maximumConcurrentProcessing: Int
+        /// The wall clock for HTTP freshness. Default: `Date()`.
+        public var now: @Sendable () -> Date
+        /// Where CPU work (decoding, processing) runs. Default: a global queue.
+        public var workQueue: any Dispatching
+
+        /// Creates a configuration.
+        public init(
+            dataLoader: any DataLoading = DataLoader.shared,
+            dataCache: (any DataCaching)? = nil,
+            imageCache: (any ImageCaching)? = ImageCache.shared,
+            decoder: any ImageDecoding = ImageDecoderRegistry(),
+            acceptedContentTypes: AcceptedContentTypes = .images,
+            decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
+            maximumConcurrentDownloads: Int = 6,
+            maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
+            maximumConcurrentProcessing: Int = ProcessInfo.processInfo.activeProcessorCount,
+            now: @escaping @Sendable () -> Date = { Date() },
+            workQueue: any Dispatching = DispatchQueue.global(qos: .userInitiated)
+        ) {
+            self.dataLoader = dataLoader
+            self.dataCache = dataCache
+            self.imageCache = imageCache
+            self.decoder = decoder
+            self.acceptedContentTypes = acceptedContentTypes
+            self.decodingOptions = decodingOptions
+            self.maximumConcurrentDownloads = maximumConcurrentDownloads
+            self.maximumConcurrentDecodes = maximumConcurrentDecodes
+            self.maximumConcurrentProcessing = maximumConcurrentProcessing
+            self.now = now
+            self.workQueue = workQueue
+        }
+    }
+}

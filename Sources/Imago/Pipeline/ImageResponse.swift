@@ -1,0 +1,23 @@
+import Foundation
+
+/// A loaded image and where it came from.
+public struct ImageResponse: Sendable {
+    /// Where the bytes (or the image) were found.
+    public enum Source: String, Sendable, Hashable {
+        /// The memory cache: no loading, no decoding.
+        case memory
+        /// The disk cache (fresh, or revalidated with a 304).
+        case disk
+        /// The network.
+        case network
+        /// A local file (never cached on disk).
+        case file
+    }
+
+    /// The decoded, processed image.
+    public let image: Image
+    /// The request it answers.
+    public let request: ImageRequest
+    /// Where it came from.
+    public let source: Source
+}

@@ -1,0 +1,241 @@
+import Synchronization
+
+/// A caller's place in a shared job: lets it change its priority later.
+final class JobSubscription: Sendable {
+    private struct State {
+        var priority: ImageRequest.Priority
+        var apply: (@Sendable (ImageRequest.Priority) -> Void)?
+    }
+
+    private let state: Mutex<State>
+
+    init(priority: ImageRequest.Priority) {
+        state = Mutex(State(priority: priority))
+    }
+
+    var priority: ImageRequest.Priority { state.withLock { $0.priority } }
+
+    /// Changes the priority; the job re-evaluates its own.
+    func setPriority(_ priority: ImageRequest.Priority) {
+        let apply = state.withLock { state in
+            state.priority = priority
+            return state.apply
+        }
+        apply?(priority)
+    }
+
+    /// Connects the subscription to the job that serves it.
+    func attach(_ apply: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+        let priority = state.withLock { state in
+            state.apply = apply
+            return state.priority
+        }
+        apply(priority)
+    }
+}
+
+/// One piece of work shared by every caller that asks for the same key:
+/// started by the first, cancelled when the last one leaves, running at the
+/// highest priority any of them asks for.
+final class SharedJob<Value: Sendable>: Sendable {
+    private struct Subscriber {
+        var priority: ImageRequest.Priority
+        var continuation: CheckedContinuation<Value, any Error>?
+        var onProgress: (@Sendable (LoadingProgress) -> Void)?
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextSubscriber = 0
+        var result: Result<Value, any Error>?
+        var isCancelled = false
+        var task: Task<Void, Never>?
+        var priority: ImageRequest.Priority = .veryLow
+        var observers: [@Sendable (ImageRequest.Priority) -> Void] = []
+    }
+
+    let id: UInt64
+    private let queue: WorkQueue
+    private let state = Mutex(State())
+    private let onEnd: @Sendable (SharedJob<Value>) -> Void
+
+    init(id: UInt64, queue: WorkQueue, onEnd: @escaping @Sendable (SharedJob<Value>) -> Void) {
+        self.id = id
+        self.queue = queue
+        self.onEnd = onEnd
+    }
+
+    /// The highest priority among the subscribers.
+    var priority: ImageRequest.Priority { state.withLock { $0.priority } }
+
+    /// Adds a subscriber; `nil` when the job already ended (the caller starts a new one).
+    func subscribe(priority: ImageRequest.Priority, onProgress: (@Sendable (LoadingProgress) -> Void)?) -> Int? {
+        state.withLock { state in
+            guard state.result == nil, !state.isCancelled else { return nil }
+            let id = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onProgress: onProgress)
+            return id
+        }
+    }
+
+    /// Waits for the job's value; leaving (the caller's task cancelled) unsubscribes.
+    func value(for subscriber: Int) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let immediate = state.withLock { state -> Result<Value, any Error>? in
+                    guard state.subscribers[subscriber] != nil else { return .failure(CancellationError()) }
+                    if let result = state.result { return result }
+                    state.subscribers[subscriber]?.continuation = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            self.unsubscribe(subscriber)
+        }
+    }
+
+    /// Changes a subscriber's priority.
+    func setPriority(_ priority: ImageRequest.Priority, for subscriber: Int) {
+        state.withLock { $0.subscribers[subscriber]?.priority = priority }
+        recomputePriority()
+    }
+
+    /// Removes a subscriber; when none is left, the work is cancelled.
+    func unsubscribe(_ subscriber: Int) {
+        let (continuation, task, ended) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, Bool) in
+            let removed = state.subscribers.removeValue(forKey: subscriber)
+            guard state.subscribers.isEmpty, state.result == nil, !state.isCancelled else {
+                return (removed?.continuation, nil, false)
+            }
+            state.isCancelled = true
+            return (removed?.continuation, state.task, true)
+        }
+        continuation?.resume(throwing: CancellationError())
+        if ended {
+            task?.cancel()
+            onEnd(self)
+        } else {
+            recomputePriority()
+        }
+    }
+
+    /// Calls `observer` now and whenever the job's priority changes.
+    func observePriority(_ observer: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+        let priority = state.withLock { state in
+            state.observers.append(observer)
+            return state.priority
+        }
+        observer(priority)
+    }
+
+    /// Passes progress to every subscriber.
+    func report(_ progress: LoadingProgress) {
+        let handlers = state.withLock { $0.subscribers.values.compactMap(\.onProgress) }
+        for handler in handlers { handler(progress) }
+    }
+
+    /// Runs `body` holding one of the stage's slots, waiting for one at the
+    /// job's priority. Jobs take a slot only around their own work, never
+    /// while they wait for another stage, so stages cannot starve each other.
+    func withSlot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await queue.acquire(id: id, priority: priority)
+        defer { queue.release() }
+        try Task.checkCancellation()
+        return try await body()
+    }
+
+    /// Starts the work and delivers its result to every subscriber.
+    func start(_ work: @escaping @Sendable (SharedJob<Value>) async throws -> Value) {
+        recomputePriority()
+        observePriority { [id, queue] priority in queue.update(id: id, priority: priority) }
+        let task = Task {
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await work(self))
+            } catch {
+                result = .failure(error)
+            }
+            self.finish(result)
+        }
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.isCancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    private func finish(_ result: Result<Value, any Error>) {
+        let continuations = state.withLock { state -> [CheckedContinuation<Value, any Error>]? in
+            guard state.result == nil, !state.isCancelled else { return nil }
+            state.result = result
+            let waiting = state.subscribers.values.compactMap(\.continuation)
+            for key in state.subscribers.keys { state.subscribers[key]?.continuation = nil }
+            return waiting
+        }
+        guard let continuations else { return }
+        onEnd(self)
+        for continuation in continuations { continuation.resume(with: result) }
+    }
+
+    private func recomputePriority() {
+        let (changed, observers) = state.withLock { state -> (ImageRequest.Priority?, [@Sendable (ImageRequest.Priority) -> Void]) in
+            let priority = state.subscribers.values.map(\.priority).max() ?? state.priority
+            guard priority != state.priority else { return (nil, []) }
+            state.priority = priority
+            return (priority, state.observers)
+        }
+        if let changed { for observer in observers { observer(changed) } }
+    }
+}
+
+/// The jobs of one stage, by key: asking for a key that is in flight joins
+/// that job instead of starting another.
+final class JobRegistry<Value: Sendable>: Sendable {
+    private struct State {
+        var jobs: [String: SharedJob<Value>] = [:]
+        var nextID: UInt64 = 0
+        var started = 0
+    }
+
+    private let state = Mutex(State())
+    private let queue: WorkQueue
+
+    init(queue: WorkQueue) {
+        self.queue = queue
+    }
+
+    /// How many jobs this registry has started (for tests and benchmarks of merging).
+    var startedCount: Int { state.withLock { $0.started } }
+    /// How many jobs are in flight.
+    var activeCount: Int { state.withLock { $0.jobs.count } }
+
+    /// The value for `key`: joins the job in flight, or starts one with `work`.
+    func value(
+        for key: String,
+        subscription: JobSubscription,
+        onProgress: (@Sendable (LoadingProgress) -> Void)? = nil,
+        work: @escaping @Sendable (SharedJob<Value>) async throws -> Value
+    ) async throws -> Value {
+        try Task.checkCancellation()
+        let (job, subscriber, isNew) = state.withLock { state -> (SharedJob<Value>, Int, Bool) in
+            if let job = state.jobs[key], let subscriber = job.subscribe(priority: subscription.priority, onProgress: onProgress) {
+                return (job, subscriber, false)
+            }
+            state.nextID += 1
+            state.started += 1
+            let job = SharedJob<Value>(id: state.nextID, queue: queue) { [weak self] ended in
+                self?.state.withLock { state in
+                    if state.jobs[key] === ended { state.jobs[key] = nil }
+                }
+            }
+            let subscriber = job.subscribe(priority: subscription.priority, onProgress: onProgress)!
+            state.jobs[key] = job
+            return (job, subscriber, true)
+        }
+        subscription.attach { priority in job.setPriority(priority, for: subscriber) }
+        if isNew { job.start(work) }
+        return try await job.value(for: subscriber)
+    }
+}

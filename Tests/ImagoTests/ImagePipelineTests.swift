@@ -1,0 +1,256 @@
+import Foundation
+import Imago
+import ImagoTesting
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The pipeline, driven entirely by ImagoTesting doubles.
+@Suite struct ImagePipelineTests {
+    let loader = MockDataLoader()
+    let decoder = MockImageDecoder(returning: TestImages.gradient(width: 8, height: 6))
+    let memory = ImageCache(configuration: .init(costLimit: 1 << 20))
+    let disk = InMemoryDataCache()
+    let url = URL(string: "https://img.example/cat.png")!
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func pipeline(downloads: Int = 6, decodes: Int = 2, dataCache: Bool = true) -> ImagePipeline {
+        ImagePipeline(configuration: .init(
+            dataLoader: loader, dataCache: dataCache ? disk : nil, imageCache: memory,
+            decoder: decoder, maximumConcurrentDownloads: downloads, maximumConcurrentDecodes: decodes,
+            now: { [now] in now }
+        ))
+    }
+
+    /// Waits until `condition` holds, yielding to other tasks (no sleeping, no wall-clock limit
+    /// beyond a generous number of turns).
+    private func eventually(_ condition: () -> Bool) async {
+        for _ in 0..<100_000 where !condition() { await Task.yield() }
+    }
+
+    @Test func loadsDecodesAndServesTheSecondRequestFromMemory() async throws {
+        loader.stub(url, .image(TestImages.pngSignature))
+        let pipeline = pipeline()
+        let first = try await pipeline.image(for: ImageRequest(url: url))
+        #expect(first.source == .network)
+        #expect(first.image == TestImages.gradient(width: 8, height: 6))
+        let second = try await pipeline.image(for: ImageRequest(url: url))
+        #expect(second.source == .memory)
+        #expect(loader.requests.count == 1 && decoder.calls.count == 1)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url)) != nil)
+    }
+
+    @Test func aThousandConcurrentRequestsForOneURLCauseOneDownloadAndOneDecode() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let pipeline = pipeline()
+        let tasks = (0..<1_000).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
+        let download = await loader.waitForTask(for: url)
+        await eventually { download.resumeCount == 1 }
+        download.complete()
+        for task in tasks {
+            #expect(try await task.response.image == TestImages.gradient(width: 8, height: 6))
+        }
+        #expect(loader.tasks.count == 1)
+        #expect(decoder.calls.count == 1)
+        #expect(pipeline.statistics.downloads == 1 && pipeline.statistics.decodes == 1)
+    }
+
+    @Test func differentSizesShareTheDownloadButNotTheDecode() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let pipeline = pipeline()
+        let small = pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 64))
+        let large = pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 512))
+        let download = await loader.waitForTask(for: url)
+        await eventually { pipeline.statistics.decodes == 2 }
+        download.complete()
+        _ = try await (small.response, large.response)
+        #expect(loader.tasks.count == 1)
+        #expect(Set(decoder.calls.map(\.options.maximumPixelSize)) == [64, 512])
+    }
+
+    @Test func requestsDifferingInTheirLastProcessorShareEverythingBefore() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let (a, b, c) = (MockImageProcessor(identifier: "a"), MockImageProcessor(identifier: "b"), MockImageProcessor(identifier: "c"))
+        let pipeline = pipeline()
+        let first = pipeline.imageTask(for: ImageRequest(url: url, processors: [a, b]))
+        let second = pipeline.imageTask(for: ImageRequest(url: url, processors: [a, c]))
+        let third = pipeline.imageTask(for: ImageRequest(url: url, processors: [a, b]))
+        let download = await loader.waitForTask(for: url)
+        await eventually { pipeline.statistics.processing == 3 }
+        download.complete()
+        _ = try await (first.response, second.response, third.response)
+        #expect(decoder.calls.count == 1)
+        #expect(a.runCount == 1 && b.runCount == 1 && c.runCount == 1)
+        #expect(memory.image(for: ImageRequest(url: url, processors: [a, c]).cacheKey) != nil)
+    }
+
+    @Test func cancellingOneRequesterKeepsTheWorkAnotherStillWants() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let pipeline = pipeline()
+        let leaving = pipeline.imageTask(for: ImageRequest(url: url))
+        let staying = pipeline.imageTask(for: ImageRequest(url: url))
+        let download = await loader.waitForTask(for: url)
+        leaving.cancel()
+        #expect(await caughtError { try await leaving.response } is CancellationError)
+        #expect(download.cancelCount == 0)
+        download.complete()
+        #expect(try await staying.response.source == .network)
+    }
+
+    @Test func whenTheLastRequesterCancelsTheDownloadStopsAndNothingIsDecoded() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let pipeline = pipeline()
+        let tasks = (0..<3).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
+        let download = await loader.waitForTask(for: url)
+        await eventually { download.resumeCount == 1 }
+        for task in tasks { task.cancel() }
+        for task in tasks { #expect(await caughtError { try await task.response } is CancellationError) }
+        await eventually { download.cancelCount == 1 }
+        #expect(download.cancelCount == 1)
+        #expect(decoder.calls.isEmpty)
+        #expect(memory.count == 0)
+    }
+
+    @Test func downloadsRunAtMostTheConfiguredNumberAtOnce() async throws {
+        let urls = (0..<5).map { URL(string: "https://img.example/\($0).png")! }
+        for url in urls { loader.stub(url, MockResponse.image(TestImages.pngSignature).held()) }
+        let pipeline = pipeline(downloads: 2)
+        let tasks = urls.map { pipeline.imageTask(for: ImageRequest(url: $0)) }
+        await eventually { loader.tasks.count == 2 }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(loader.tasks.count == 2)
+        loader.tasks[0].complete()
+        await eventually { loader.tasks.count == 3 }
+        #expect(loader.tasks.count == 3)
+        for url in urls { loader.stub(url, .image(TestImages.pngSignature)) }
+        loader.tasks.forEach { $0.complete() }
+        // The rest were created after the stubs changed and complete on resume.
+        for task in tasks { _ = try await task.response }
+        #expect(loader.tasks.count == 5)
+    }
+
+    @Test func waitingDownloadsStartMostUrgentFirstAndPrioritiesCanChange() async throws {
+        let blocker = URL(string: "https://img.example/blocker.png")!
+        loader.stub(blocker, MockResponse.image(TestImages.pngSignature).held())
+        let names = ["low", "normal", "high", "raised"]
+        for name in names { loader.stub(URL(string: "https://img.example/\(name).png")!, .image(TestImages.pngSignature)) }
+        let pipeline = pipeline(downloads: 1)
+        let first = pipeline.imageTask(for: ImageRequest(url: blocker))
+        let blocking = await loader.waitForTask(for: blocker)
+        let priorities: [ImageRequest.Priority] = [.low, .normal, .high, .veryLow]
+        var tasks: [ImageTask] = []
+        for (name, priority) in zip(names, priorities) {
+            tasks.append(pipeline.imageTask(for: ImageRequest(url: URL(string: "https://img.example/\(name).png")!, priority: priority)))
+        }
+        await eventually { pipeline.statistics.downloads == 5 }
+        tasks[3].setPriority(.veryHigh)      // the last one jumps the queue
+        blocking.complete()
+        _ = try await first.response
+        for task in tasks { _ = try await task.response }
+        let order = loader.requests.dropFirst().map { $0.url!.deletingPathExtension().lastPathComponent }
+        #expect(order == ["raised", "high", "normal", "low"])
+    }
+
+    @Test func progressIsReportedAsEvents() async throws {
+        loader.stub(url, .data(Data(repeating: 1, count: 30), contentType: "image/png", chunkSize: 10))
+        let task = pipeline().imageTask(for: ImageRequest(url: url))
+        var progress: [Int64] = []
+        var finished = false
+        for await event in task.events {
+            switch event {
+            case .progress(let value): progress.append(value.completed)
+            case .finished(let result): finished = (try? result.get()) != nil
+            }
+        }
+        #expect(progress == [10, 20, 30])
+        #expect(finished)
+    }
+
+    // MARK: Errors
+
+    @Test func rejectedResponseIsAResponseRejectedError() async {
+        loader.stub(url, .status(404, body: TestImages.pngSignature, contentType: "image/png"))
+        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
+        #expect(error?.code == .responseRejected)
+        #expect((error?.underlying as? ResponseError)?.statusCode == 404)
+        #expect(decoder.calls.isEmpty)
+        #expect(disk.writes.isEmpty)
+    }
+
+    @Test func loaderFailureIsADataLoadingError() async {
+        let original = IdentityError()
+        loader.stub(url, .failure(original))
+        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
+        #expect(error?.code == .dataLoadingFailed)
+        #expect((error?.underlying as? IdentityError) === original)
+    }
+
+    @Test func decoderFailureIsADecodingErrorAndNothingIsCachedInMemory() async {
+        decoder.setResult(.failure(ImageDecodingError(.couldNotOpen, message: "bad")))
+        loader.stub(url, .image(TestImages.pngSignature))
+        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
+        #expect(error?.code == .decodingFailed)
+        #expect(memory.count == 0)
+    }
+
+    @Test func processorFailureIsAProcessingError() async {
+        loader.stub(url, .image(TestImages.pngSignature))
+        let failing = MockImageProcessor(identifier: "broken") { _ in throw IdentityError() }
+        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url, processors: [failing])) } as? ImagePipelineError
+        #expect(error?.code == .processingFailed)
+    }
+
+    // MARK: Disk cache and HTTP semantics
+
+    private func stubFresh(maxAge: Int, etag: String = "\"v1\"", extra: [String: String] = [:]) {
+        loader.stub(url, .data(TestImages.pngSignature, contentType: "image/png",
+                               headers: ["Cache-Control": "max-age=\(maxAge)", "ETag": etag].merging(extra) { $1 }))
+    }
+
+    @Test func aFreshDiskEntryIsUsedWithoutTheNetwork() async throws {
+        stubFresh(maxAge: 600)
+        _ = try await pipeline().image(for: ImageRequest(url: url))
+        #expect(disk.keys == [url.absoluteString])
+        memory.removeAll()
+        let again = try await pipeline().image(for: ImageRequest(url: url))
+        #expect(again.source == .disk)
+        #expect(loader.requests.count == 1)
+    }
+
+    @Test func aStaleEntryIsRevalidatedAndA304ReusesTheStoredBytes() async throws {
+        stubFresh(maxAge: 0)
+        _ = try await pipeline().image(for: ImageRequest(url: url))
+        memory.removeAll()
+        loader.stub(url, MockResponse(statusCode: 304, headers: ["Cache-Control": "max-age=60"]))
+        let again = try await pipeline().image(for: ImageRequest(url: url))
+        #expect(again.source == .disk)
+        #expect(loader.requests.last?.value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
+        #expect(decoder.calls.last?.data == TestImages.pngSignature)
+        // The 304 refreshed the entry: the next load needs no network.
+        memory.removeAll()
+        _ = try await pipeline().image(for: ImageRequest(url: url))
+        #expect(loader.requests.count == 2)
+    }
+
+    @Test func noStoreResponsesAreNotWrittenToDisk() async throws {
+        loader.stub(url, .data(TestImages.pngSignature, contentType: "image/png", headers: ["Cache-Control": "no-store"]))
+        _ = try await pipeline().image(for: ImageRequest(url: url))
+        #expect(disk.writes.isEmpty)
+    }
+
+    @Test func reloadIgnoringCachesGoesToTheNetwork() async throws {
+        stubFresh(maxAge: 600)
+        _ = try await pipeline().image(for: ImageRequest(url: url))
+        let reloaded = try await pipeline().image(for: ImageRequest(url: url, cachePolicy: .reloadIgnoringCaches))
+        #expect(reloaded.source == .network)
+        #expect(loader.requests.count == 2)
+    }
+
+    @Test func onlyCachedFailsWhenNothingIsCached() async {
+        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url, cachePolicy: .onlyCached)) } as? ImagePipelineError
+        #expect(error?.code == .notCached)
+        #expect(loader.requests.isEmpty)
+    }
+}
