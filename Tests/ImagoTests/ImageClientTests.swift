@@ -1,0 +1,179 @@
+import Foundation
+import Imago
+import ImagoTesting
+import Synchronization
+import Testing
+
+/// DESIGN 1.3: the image client over the pipeline, with ImagoTesting doubles.
+@Suite struct ImageClientTests {
+    let loader = MockDataLoader()
+    let memory = ImageCache(configuration: .init(costLimit: 1 << 20))
+    let queue = ManualQueue()
+    let logged = LogLines()
+    let client: ImageClient
+    let cat = URL(string: "https://img.example/cat.png")!
+    let dog = URL(string: "https://img.example/dog.png")!
+    let catImage = TestImages.solid(width: 2, height: 2, red: 1)
+    let dogImage = TestImages.solid(width: 2, height: 2, red: 2)
+    let placeholder = TestImages.solid(width: 1, height: 1, red: 9)
+
+    init() {
+        // The decoder tells the two images apart by their bytes.
+        let (cat, dog) = (catImage, dogImage)
+        let decoder = ImageDecoderRegistry([.png: MockDecoderByLength(images: [8: cat, 9: dog])])
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, imageCache: memory, decoder: decoder, workQueue: ImmediateQueue()))
+        let logged = self.logged
+        client = ImageClient(pipeline: pipeline, responseQueue: queue) { line in logged.append(line) }
+        loader.stub(self.cat, MockResponse.image(TestImages.pngSignature).held())
+        loader.stub(self.dog, MockResponse.image(TestImages.pngSignature + Data([0])).held())
+    }
+
+    /// Runs the response queue until `condition` holds.
+    private func drain(until condition: () -> Bool) async {
+        for _ in 0..<100_000 where !condition() {
+            queue.runAll()
+            await Task.yield()
+        }
+    }
+
+    // MARK: downloadImage
+
+    @Test func cacheHitCompletesSynchronouslyWithoutCreatingATask() {
+        memory.store(catImage, for: ImageRequest(url: cat).cacheKey)
+        let result = Mutex<Image?>(nil)
+        let task = client.downloadImage(from: cat) { value in result.withLock { $0 = try? value.get() } }
+        #expect(task == nil)
+        #expect(result.withLock { $0 } == catImage)
+        #expect(loader.tasks.isEmpty)
+        #expect(queue.pendingCount == 0)
+    }
+
+    @Test func missCreatesOneTaskStartsItAndDeliversThroughTheResponseQueue() async throws {
+        let result = Mutex<Result<Image, any Error>?>(nil)
+        let task = client.downloadImage(from: cat) { value in result.withLock { $0 = value } }
+        #expect(task != nil)
+        let download = await loader.waitForTask(for: cat)
+        #expect(download.resumeCount == 1)
+        download.complete()
+        // Nothing is delivered until the queue runs.
+        await drain(until: { queue.pendingCount > 0 })
+        #expect(result.withLock { $0 } == nil)
+        queue.runAll()
+        #expect(try result.withLock { $0 }?.get() == catImage)
+        #expect(loader.tasks.count == 1)
+        // Success cached it: the next call is a synchronous hit.
+        #expect(client.downloadImage(from: cat) { _ in } == nil)
+    }
+
+    @Test func failureDeliversTheError() async {
+        loader.stub(cat, .status(500, contentType: "image/png"))
+        let result = Mutex<Result<Image, any Error>?>(nil)
+        client.downloadImage(from: cat) { value in result.withLock { $0 = value } }
+        await drain(until: { result.withLock { $0 } != nil })
+        guard case .failure(let error)? = result.withLock({ $0 }) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect((error as? ImagePipelineError)?.code == .responseRejected)
+    }
+
+    @Test func withNoQueueCompletionsRunDirectly() async throws {
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, imageCache: memory, decoder: MockImageDecoder(returning: catImage)))
+        let direct = ImageClient(pipeline: pipeline, responseQueue: nil)
+        loader.stub(cat, .image(TestImages.pngSignature))
+        let image: Image = try await withCheckedThrowingContinuation { continuation in
+            direct.downloadImage(from: cat) { continuation.resume(with: $0) }
+        }
+        #expect(image == catImage)
+    }
+
+    @Test func asyncFormLoadsTheImage() async throws {
+        let call = Task { [client, cat] in try await client.image(from: cat) }
+        await loader.waitForTask(for: cat).complete()
+        #expect(try await call.value == catImage)
+    }
+
+    // MARK: setImage
+
+    @Test func setImageShowsThePlaceholderThenTheImageAndUntracks() async {
+        let target = RecordingImageTarget()
+        client.setImage(on: target, from: cat, placeholder: placeholder)
+        #expect(target.displayed == [placeholder])
+        #expect(client.trackedTargetCount == 1)
+        await loader.waitForTask(for: cat).complete()
+        await drain(until: { target.current == catImage })
+        #expect(target.displayed == [placeholder, catImage])
+        #expect(client.trackedTargetCount == 0)
+    }
+
+    @Test func failureKeepsThePlaceholderAndLogsTheError() async {
+        loader.stub(cat, .status(404, contentType: "image/png"))
+        let target = RecordingImageTarget()
+        client.setImage(on: target, from: cat, placeholder: placeholder)
+        await drain(until: { !logged.lines.isEmpty })
+        #expect(target.displayed == [placeholder])
+        #expect(logged.lines.first?.contains("cat.png") == true)
+        #expect(client.trackedTargetCount == 0)
+    }
+
+    @Test func settingAgainCancelsTheTaskAlreadyTrackedForTheTarget() async {
+        let target = RecordingImageTarget()
+        client.setImage(on: target, from: cat, placeholder: placeholder)
+        let first = await loader.waitForTask(for: cat)
+        client.setImage(on: target, from: dog, placeholder: placeholder)
+        await drain(until: { first.cancelCount == 1 })
+        #expect(first.cancelCount == 1)
+        #expect(client.trackedTargetCount == 1)
+    }
+
+    @Test func aReusedTargetNeverShowsTheOldImageEvenIfItArrivesLater() async {
+        // A second requester keeps the cat download alive after the cell moves on.
+        let other = RecordingImageTarget()
+        client.setImage(on: other, from: cat, placeholder: nil)
+        let cell = RecordingImageTarget()
+        client.setImage(on: cell, from: cat, placeholder: placeholder)
+        client.setImage(on: cell, from: dog, placeholder: placeholder)
+        let catDownload = await loader.waitForTask(for: cat)
+        let dogDownload = await loader.waitForTask(for: dog)
+        dogDownload.complete()
+        await drain(until: { cell.current == dogImage })
+        catDownload.complete()                // the old image arrives last
+        await drain(until: { other.current == catImage })
+        #expect(cell.displayed == [placeholder, placeholder, dogImage])
+        #expect(!cell.displayed.contains(catImage))
+    }
+
+    @Test func nilURLCancelsAndClears() async {
+        let target = RecordingImageTarget()
+        client.setImage(on: target, from: cat, placeholder: placeholder)
+        let download = await loader.waitForTask(for: cat)
+        client.setImage(on: target, from: nil, placeholder: nil)
+        await drain(until: { download.cancelCount == 1 })
+        #expect(target.current == nil)
+        #expect(client.trackedTargetCount == 0)
+    }
+
+    @Test func memoryHitIsShownAtOnceWithoutAPlaceholder() {
+        memory.store(catImage, for: ImageRequest(url: cat).cacheKey)
+        let target = RecordingImageTarget()
+        client.setImage(on: target, from: cat, placeholder: placeholder)
+        #expect(target.displayed == [catImage])
+        #expect(loader.tasks.isEmpty)
+    }
+}
+
+/// Lines collected from a log closure.
+final class LogLines: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
+}
+
+/// Decodes to a fixed image chosen by the data's length.
+struct MockDecoderByLength: ImageDecoding {
+    let images: [Int: Image]
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        guard let image = images[data.count] else { throw ImageDecodingError(.couldNotOpen, message: "unknown length \(data.count)") }
+        return image
+    }
+}
