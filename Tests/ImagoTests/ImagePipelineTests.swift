@@ -254,3 +254,18 @@ import FoundationNetworking
         #expect(loader.requests.isEmpty)
     }
 }
+
+@Suite struct ImagePipelineCancellationTests {
+    @Test func cancellingTheCallerOfImageForCancelsTheLoad() async throws {
+        let loader = MockDataLoader()
+        let url = URL(string: "https://img.example/slow.png")!
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, imageCache: nil, decoder: MockImageDecoder()))
+        let call = Task { try await pipeline.image(for: ImageRequest(url: url)) }
+        let download = await loader.waitForTask(for: url)
+        call.cancel()
+        #expect(await caughtError { try await call.value } is CancellationError)
+        for _ in 0..<10_000 where download.cancelCount == 0 { await Task.yield() }
+        #expect(download.cancelCount == 1)
+    }
+}

@@ -65,7 +65,12 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``ImagePipelineError``, or `CancellationError` when the
     ///   calling task is cancelled.
     public func image(for request: ImageRequest) async throws -> ImageResponse {
-        try await imageTask(for: request).response
+        let task = imageTask(for: request)
+        return try await withTaskCancellationHandler {
+            try await task.response
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Starts loading `request` and returns its task: progress, events,
@@ -113,9 +118,7 @@ public final class ImagePipeline: Sendable {
         try await imageJobs.value(for: request.decodeKey, subscription: subscription, onProgress: onProgress) { job in
             let upstream = JobSubscription(priority: job.priority)
             job.observePriority { upstream.setPriority($0) }
-            let loaded = try await self.dataJobs.value(for: request.dataKey, subscription: upstream, onProgress: job.report) { dataJob in
-                try await dataJob.withSlot { try await self.loadData(request, job: dataJob) }
-            }
+            let loaded = try await self.data(for: request, subscription: upstream, onProgress: job.report)
             var decodingOptions = self.configuration.decodingOptions
             decodingOptions.maximumPixelSize = request.maximumPixelSize
             let options = decodingOptions
@@ -130,6 +133,13 @@ public final class ImagePipeline: Sendable {
             }
             if request.processors.isEmpty { self.storeInMemory(image, for: request) }
             return Decoded(image: image, source: loaded.source)
+        }
+    }
+
+    /// The bytes, shared by every request for the same URL.
+    func data(for request: ImageRequest, subscription: JobSubscription, onProgress: (@Sendable (LoadingProgress) -> Void)? = nil) async throws -> Loaded {
+        try await dataJobs.value(for: request.dataKey, subscription: subscription, onProgress: onProgress) { job in
+            try await job.withSlot { try await self.loadData(request, job: job) }
         }
     }
 
