@@ -72,6 +72,32 @@ import Testing
         expect(image, x: 0, y: height / 2, near: [220, 30, 30])
     }
 
+    @Test(arguments: [
+        (Thumbnail(width: 50, height: 50, mode: .crop), 50, 50),
+        (Thumbnail(width: 50, height: 50, mode: .fill), 67, 50),
+        (Thumbnail(width: 100, height: 20, mode: .fit), 27, 20),
+        (Thumbnail(width: 2000, height: 2000, mode: .crop), 640, 480),
+    ])
+    func thumbnailBoxesGiveTheirExactSize(thumbnail: Thumbnail, width: Int, height: Int) throws {
+        let image = try decode("large.jpg", options: ImageDecodingOptions(thumbnail: thumbnail))
+        #expect(image.width == width && image.height == height)
+    }
+
+    @Test func cropThumbnailLetsTheCodecScaleWhileDecoding() throws {
+        // 640x480 cropped to 50x50 covers 67x50: the table is asked for a longer side of 67,
+        // so libjpeg-turbo decodes at 1/8 (80x60) instead of full size.
+        let spy = Mutex<Int?>(nil)
+        var functions = CodecFunctions.jpeg
+        functions.makeImage = { opened, index, options in
+            spy.withLock { $0 = options.maximumPixelSize }
+            return try CodecFunctions.jpeg.makeImage(opened, index, options)
+        }
+        let image = try CodecDecoder(format: .jpeg, functions: functions)
+            .decode(try Fixtures.data("jpeg/large.jpg"), options: ImageDecodingOptions(thumbnail: Thumbnail(width: 50, height: 50, mode: .crop)))
+        #expect(spy.withLock { $0 } == 67)
+        #expect(image.width == 50 && image.height == 50)
+    }
+
     @Test(arguments: [(320, 320, 240), (200, 240, 180), (160, 160, 120), (100, 160, 120), (80, 80, 60), (1, 80, 60), (2000, 640, 480)])
     func dctScalingPicksTheSmallestScaleThatCoversTheTarget(target: Int, width: Int, height: Int) throws {
         // The table alone, without the decoder's final resize.

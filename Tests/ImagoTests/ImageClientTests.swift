@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// DESIGN 1.3: the image client over the pipeline, with ImagoTesting doubles.
-@Suite struct ImageClientTests {
+@Suite(.timeLimit(.minutes(1))) struct ImageClientTests {
     let loader = MockDataLoader()
     let memory = ImageCache(configuration: .init(costLimit: 1 << 20))
     let queue = ManualQueue()
@@ -29,11 +29,11 @@ import Testing
     }
 
     /// Runs the response queue until `condition` holds.
-    private func drain(until condition: () -> Bool) async {
-        for _ in 0..<100_000 where !condition() {
+    private func drain(until condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await eventually({
             queue.runAll()
-            await Task.yield()
-        }
+            return condition()
+        }, sourceLocation: sourceLocation)
     }
 
     // MARK: downloadImage
@@ -56,7 +56,7 @@ import Testing
         #expect(download.resumeCount == 1)
         download.complete()
         // Nothing is delivered until the queue runs.
-        await drain(until: { queue.pendingCount > 0 })
+        await eventually { queue.pendingCount > 0 }
         #expect(result.withLock { $0 } == nil)
         queue.runAll()
         #expect(try result.withLock { $0 }?.get() == catImage)

@@ -8,7 +8,7 @@ import FoundationNetworking
 #endif
 
 /// The pipeline, driven entirely by ImagoTesting doubles.
-@Suite struct ImagePipelineTests {
+@Suite(.timeLimit(.minutes(1))) struct ImagePipelineTests {
     let loader = MockDataLoader()
     let decoder = MockImageDecoder(returning: TestImages.gradient(width: 8, height: 6))
     let memory = ImageCache(configuration: .init(costLimit: 1 << 20))
@@ -22,12 +22,6 @@ import FoundationNetworking
             decoder: decoder, maximumConcurrentDownloads: downloads, maximumConcurrentDecodes: decodes,
             now: { [now] in now }
         ))
-    }
-
-    /// Waits until `condition` holds, yielding to other tasks (no sleeping, no wall-clock limit
-    /// beyond a generous number of turns).
-    private func eventually(_ condition: () -> Bool) async {
-        for _ in 0..<100_000 where !condition() { await Task.yield() }
     }
 
     @Test func loadsDecodesAndServesTheSecondRequestFromMemory() async throws {
@@ -47,7 +41,8 @@ import FoundationNetworking
         let pipeline = pipeline()
         let tasks = (0..<1_000).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
         let download = await loader.waitForTask(for: url)
-        await eventually { download.resumeCount == 1 }
+        // Every request has joined the one decode before the bytes arrive.
+        await eventually { pipeline.statistics.mergedDecodes == 999 }
         download.complete()
         for task in tasks {
             #expect(try await task.response.image == TestImages.gradient(width: 8, height: 6))
@@ -55,6 +50,7 @@ import FoundationNetworking
         #expect(loader.tasks.count == 1)
         #expect(decoder.calls.count == 1)
         #expect(pipeline.statistics.downloads == 1 && pipeline.statistics.decodes == 1)
+        #expect(pipeline.statistics.mergedDecodes == 999)
     }
 
     @Test func differentSizesShareTheDownloadButNotTheDecode() async throws {
@@ -119,7 +115,6 @@ import FoundationNetworking
         let pipeline = pipeline(downloads: 2)
         let tasks = urls.map { pipeline.imageTask(for: ImageRequest(url: $0)) }
         await eventually { loader.tasks.count == 2 }
-        for _ in 0..<100 { await Task.yield() }
         #expect(loader.tasks.count == 2)
         loader.tasks[0].complete()
         await eventually { loader.tasks.count == 3 }
@@ -255,7 +250,7 @@ import FoundationNetworking
     }
 }
 
-@Suite struct ImagePipelineCancellationTests {
+@Suite(.timeLimit(.minutes(1))) struct ImagePipelineCancellationTests {
     @Test func cancellingTheCallerOfImageForCancelsTheLoad() async throws {
         let loader = MockDataLoader()
         let url = URL(string: "https://img.example/slow.png")!
@@ -265,7 +260,7 @@ import FoundationNetworking
         let download = await loader.waitForTask(for: url)
         call.cancel()
         #expect(await caughtError { try await call.value } is CancellationError)
-        for _ in 0..<10_000 where download.cancelCount == 0 { await Task.yield() }
+        await eventually { download.cancelCount == 1 }
         #expect(download.cancelCount == 1)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Imago
+import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,3 +42,23 @@ func httpResponse(_ url: URL, status: Int, contentType: String?) -> HTTPURLRespo
 }
 
 let exampleURL = URL(string: "https://images.example.com/cat.png")!
+
+/// Waits until `condition` holds: yields to other tasks, and between rounds
+/// suspends for a millisecond so work on other threads (the loader's,
+/// dispatch queues') gets the CPU even when many tests run at once. Records
+/// an issue if the condition still fails after about five seconds, so a
+/// broken expectation fails the test instead of hanging the run.
+func eventually(
+    _ condition: () -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    for round in 0..<5_000 {
+        for _ in 0..<10 {
+            if condition() { return }
+            await Task.yield()
+        }
+        _ = round
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    if !condition() { Issue.record("condition never became true", sourceLocation: sourceLocation) }
+}

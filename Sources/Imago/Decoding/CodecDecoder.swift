@@ -14,9 +14,10 @@ import Foundation
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
 ///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned
-///    unchanged, except that with ``ImageDecodingOptions/maximumPixelSize`` an
-///    image still larger than that (the table may already have scaled it
-///    down, as JPEG's DCT scaling does) is resized to fit, aspect kept.
+///    unchanged, except that with a ``ImageDecodingOptions/thumbnail`` an
+///    image still larger than the thumbnail (the table may already have
+///    scaled it down, as JPEG's DCT scaling does) is resized, and cropped for
+///    ``ResizeMode/crop``.
 ///
 /// The table's own errors are kept, unchanged, as ``ImageDecodingError/underlying``.
 public struct CodecDecoder: ImageDecoding {
@@ -34,22 +35,38 @@ public struct CodecDecoder: ImageDecoding {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let opened = try open(data, options: options)
         try check(opened, options: options)
+        // The options reach the table unchanged, except that a thumbnail the
+        // table cannot read as a longer-side bound (a crop, a fill, a
+        // non-square box) is turned into one: the size that still covers it
+        // in either orientation (EXIF may turn the image).
+        var tableOptions = options
+        if let thumbnail = options.thumbnail, options.maximumPixelSize == nil {
+            let straight = thumbnail.scaledSize(width: opened.width, height: opened.height)
+            let turned = thumbnail.scaledSize(width: opened.height, height: opened.width)
+            tableOptions.maximumPixelSize = max(straight.width, straight.height, turned.width, turned.height)
+        }
         let image: Image
         do {
-            image = try functions.makeImage(opened, options.frameIndex, options)
+            image = try functions.makeImage(opened, options.frameIndex, tableOptions)
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
-        guard let maximumPixelSize = options.maximumPixelSize,
-              max(opened.width, opened.height) > maximumPixelSize else { return image }
+        guard let thumbnail = options.thumbnail else { return image }
         // The target comes from the header's size, not from the table's
         // (possibly DCT-scaled, rounded) output, so every path gives the
         // same size. The table may have turned the image upright.
-        let longer = max(opened.width, opened.height), shorter = min(opened.width, opened.height)
-        let targetShorter = max(1, Int((Double(shorter) * Double(maximumPixelSize) / Double(longer)).rounded()))
-        let (width, height) = image.width >= image.height ? (maximumPixelSize, targetShorter) : (targetShorter, maximumPixelSize)
-        guard image.width > width || image.height > height else { return image }
-        return image.resized(width: width, height: height)
+        let isTurned = (image.width > image.height) != (opened.width > opened.height) && image.width != image.height
+        let upright = isTurned ? (width: opened.height, height: opened.width) : (width: opened.width, height: opened.height)
+        let scaled = thumbnail.scaledSize(width: upright.width, height: upright.height)
+        var result = image
+        if image.width > scaled.width || image.height > scaled.height {
+            result = image.resized(width: min(scaled.width, image.width), height: min(scaled.height, image.height))
+        }
+        if thumbnail.mode == .crop && (result.width > thumbnail.width || result.height > thumbnail.height) {
+            let width = min(result.width, thumbnail.width), height = min(result.height, thumbnail.height)
+            result = result.cropped(x: (result.width - width) / 2, y: (result.height - height) / 2, width: width, height: height)
+        }
+        return result
     }
 
     /// Reads the header only: format, size and frame count, no pixels.

@@ -34,9 +34,19 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     public var maximumFrameCount: Int
     /// Which frame of a multi-frame image to decode; `nil` decodes every frame.
     public var frameIndex: Int?
-    /// When set, the decoder may scale the image down so that its longer
-    /// side is at most this many pixels.
-    public var maximumPixelSize: Int?
+    /// When set, the image is scaled down to this box (fit, fill or crop),
+    /// starting while decoding where the codec can (JPEG).
+    public var thumbnail: Thumbnail?
+
+    /// Shorthand for a square ``Thumbnail`` that bounds the longer side;
+    /// `nil` when there is no thumbnail or it is not of that kind.
+    public var maximumPixelSize: Int? {
+        get {
+            guard let thumbnail, thumbnail.mode == .fit, thumbnail.width == thumbnail.height else { return nil }
+            return thumbnail.width
+        }
+        set { thumbnail = newValue.map(Thumbnail.init(maximumPixelSize:)) }
+    }
 
     /// The default limit on decoded pixels: 50 megapixels.
     public static let defaultMaximumPixelCount = 50_000_000
@@ -46,11 +56,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
         maximumFrameCount: Int = 1_000,
         frameIndex: Int? = nil,
-        maximumPixelSize: Int? = nil
+        maximumPixelSize: Int? = nil,
+        thumbnail: Thumbnail? = nil
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.maximumFrameCount = maximumFrameCount
         self.frameIndex = frameIndex
-        self.maximumPixelSize = maximumPixelSize
+        self.thumbnail = thumbnail ?? maximumPixelSize.map(Thumbnail.init(maximumPixelSize:))
     }
 }

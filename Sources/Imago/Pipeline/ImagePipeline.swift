@@ -48,10 +48,28 @@ public final class ImagePipeline: Sendable {
     let processingQueue: WorkQueue
     let processingJobs: JobRegistry<Decoded>
 
-    /// How many downloads, decodes and processor runs the pipeline has
-    /// started (merged requests count once).
-    public var statistics: (downloads: Int, decodes: Int, processing: Int) {
-        (dataJobs.startedCount, imageJobs.startedCount, processingJobs.startedCount)
+    /// Counts of the work the pipeline started and merged.
+    public struct Statistics: Sendable, Hashable {
+        /// Downloads (or disk-cache reads) started.
+        public var downloads: Int
+        /// Decodes started.
+        public var decodes: Int
+        /// Processor runs started.
+        public var processing: Int
+        /// Requests that joined a download already in flight.
+        public var mergedDownloads: Int
+        /// Requests that joined a decode already in flight.
+        public var mergedDecodes: Int
+        /// Requests that joined a processor run already in flight.
+        public var mergedProcessing: Int
+    }
+
+    /// How much work the pipeline has started, and how many requests merged into work in flight.
+    public var statistics: Statistics {
+        Statistics(
+            downloads: dataJobs.startedCount, decodes: imageJobs.startedCount, processing: processingJobs.startedCount,
+            mergedDownloads: dataJobs.joinedCount, mergedDecodes: imageJobs.joinedCount, mergedProcessing: processingJobs.joinedCount
+        )
     }
 
     /// The image for `request` from the memory cache, if it is there.
@@ -120,7 +138,7 @@ public final class ImagePipeline: Sendable {
             job.observePriority { upstream.setPriority($0) }
             let loaded = try await self.data(for: request, subscription: upstream, onProgress: job.report)
             var decodingOptions = self.configuration.decodingOptions
-            decodingOptions.maximumPixelSize = request.maximumPixelSize
+            decodingOptions.thumbnail = request.thumbnail
             let options = decodingOptions
             let decoder = self.configuration.decoder
             let image: Image

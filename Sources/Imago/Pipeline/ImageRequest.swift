@@ -29,8 +29,14 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
 
     /// The URLRequest to load (its URL is the identity of the download).
     public var urlRequest: URLRequest
-    /// When set, the decoder scales the image so its longer side is at most this.
-    public var maximumPixelSize: Int?
+    /// When set, the image is decoded straight to this size (see ``Thumbnail``).
+    public var thumbnail: Thumbnail?
+
+    /// Shorthand for a square ``Thumbnail`` that bounds the longer side.
+    public var maximumPixelSize: Int? {
+        get { ImageDecodingOptions(thumbnail: thumbnail).maximumPixelSize }
+        set { thumbnail = newValue.map(Thumbnail.init(maximumPixelSize:)) }
+    }
     /// Processors run in order after decoding.
     public var processors: [any ImageProcessing]
     /// The initial priority; change it later through ``ImageTask/setPriority(_:)``.
@@ -42,23 +48,26 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     public init(
         url: URL,
         maximumPixelSize: Int? = nil,
+        thumbnail: Thumbnail? = nil,
         processors: [any ImageProcessing] = [],
         priority: Priority = .normal,
         cachePolicy: CachePolicy = .useCaches
     ) {
-        self.init(urlRequest: URLRequest(url: url), maximumPixelSize: maximumPixelSize, processors: processors, priority: priority, cachePolicy: cachePolicy)
+        self.init(urlRequest: URLRequest(url: url), maximumPixelSize: maximumPixelSize, thumbnail: thumbnail,
+                  processors: processors, priority: priority, cachePolicy: cachePolicy)
     }
 
     /// Creates a request from a `URLRequest` (custom headers, timeout).
     public init(
         urlRequest: URLRequest,
         maximumPixelSize: Int? = nil,
+        thumbnail: Thumbnail? = nil,
         processors: [any ImageProcessing] = [],
         priority: Priority = .normal,
         cachePolicy: CachePolicy = .useCaches
     ) {
         self.urlRequest = urlRequest
-        self.maximumPixelSize = maximumPixelSize
+        self.thumbnail = thumbnail ?? maximumPixelSize.map(Thumbnail.init(maximumPixelSize:))
         self.processors = processors
         self.priority = priority
         self.cachePolicy = cachePolicy
@@ -71,7 +80,7 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     var dataKey: String { urlRequest.url?.absoluteString ?? "" }
 
     /// The identity of the decoded image: the URL and the thumbnail size.
-    var decodeKey: String { dataKey + (maximumPixelSize.map { "#max=\($0)" } ?? "") }
+    var decodeKey: String { dataKey + (thumbnail.map { "#thumbnail=\($0)" } ?? "") }
 
     /// The identity of the result of the first `count` processors.
     func processingKey(count: Int) -> String {

@@ -197,6 +197,7 @@ final class JobRegistry<Value: Sendable>: Sendable {
         var jobs: [String: SharedJob<Value>] = [:]
         var nextID: UInt64 = 0
         var started = 0
+        var joined = 0
     }
 
     private let state = Mutex(State())
@@ -208,6 +209,8 @@ final class JobRegistry<Value: Sendable>: Sendable {
 
     /// How many jobs this registry has started (for tests and benchmarks of merging).
     var startedCount: Int { state.withLock { $0.started } }
+    /// How many requests joined a job already in flight instead of starting one.
+    var joinedCount: Int { state.withLock { $0.joined } }
     /// How many jobs are in flight.
     var activeCount: Int { state.withLock { $0.jobs.count } }
 
@@ -221,6 +224,7 @@ final class JobRegistry<Value: Sendable>: Sendable {
         try Task.checkCancellation()
         let (job, subscriber, isNew) = state.withLock { state -> (SharedJob<Value>, Int, Bool) in
             if let job = state.jobs[key], let subscriber = job.subscribe(priority: subscription.priority, onProgress: onProgress) {
+                state.joined += 1
                 return (job, subscriber, false)
             }
             state.nextID += 1

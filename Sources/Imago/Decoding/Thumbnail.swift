@@ -1,0 +1,41 @@
+/// A size to decode an image to, for decoders that can scale down while
+/// decoding (JPEG's DCT scaling) and resize the rest of the way.
+///
+/// ```swift
+/// ImageDecodingOptions(thumbnail: Thumbnail(width: 256, height: 256, mode: .crop))
+/// ImageDecodingOptions(maximumPixelSize: 256)   // the same as Thumbnail(maximumPixelSize: 256)
+/// ```
+///
+/// Images are never enlarged: one smaller than the box keeps its size
+/// (``ResizeMode/crop`` still cuts what exceeds the box).
+public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
+    /// The box width.
+    public var width: Int
+    /// The box height.
+    public var height: Int
+    /// How the image is fitted to the box.
+    public var mode: ResizeMode
+
+    /// Creates a thumbnail box.
+    public init(width: Int, height: Int, mode: ResizeMode = .fit) {
+        precondition(width > 0 && height > 0, "a thumbnail box must not be empty")
+        self.width = width
+        self.height = height
+        self.mode = mode
+    }
+
+    /// A square box that bounds the longer side.
+    public init(maximumPixelSize: Int) {
+        self.init(width: maximumPixelSize, height: maximumPixelSize, mode: .fit)
+    }
+
+    /// The size an image of `width` x `height` is scaled to before any
+    /// crop: fitted in the box, or covering it; never larger than the image.
+    public func scaledSize(width imageWidth: Int, height imageHeight: Int) -> (width: Int, height: Int) {
+        let scaleX = Double(width) / Double(imageWidth), scaleY = Double(height) / Double(imageHeight)
+        let scale = min(1, mode == .fit ? min(scaleX, scaleY) : max(scaleX, scaleY))
+        return (max(1, Int((Double(imageWidth) * scale).rounded())), max(1, Int((Double(imageHeight) * scale).rounded())))
+    }
+
+    public var description: String { "\(width)x\(height),\(mode.rawValue)" }
+}
