@@ -47,6 +47,12 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .long, help: "How many sources to load at once.")
     var concurrency: Int = 8
 
+    @Option(name: .long, help: ArgumentHelp("The disk cache directory (default: $XDG_CACHE_HOME/imago or ~/.cache/imago).", valueName: "DIR"))
+    var cacheDir: String?
+
+    @Flag(name: .long, help: "Use no disk cache.")
+    var noCache = false
+
     @Flag(help: "One JSON object per source, one per line.")
     var json = false
 
@@ -67,6 +73,7 @@ struct Fetch: AsyncParsableCommand {
         if crop && resize == nil { throw ValidationError("--crop needs --resize.") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
         if quality != nil && format == .png { throw ValidationError("--quality applies to jpeg and webp only.") }
+        if cacheDir != nil && noCache { throw ValidationError("Use either --cache-dir or --no-cache, not both.") }
     }
 
     func run() async throws {
@@ -78,7 +85,12 @@ struct Fetch: AsyncParsableCommand {
         }
         let directory = try output.map(makeDirectory)
         let names = OutputNames()
-        let loader = SourceLoader()
+        let pipeline = ImagePipeline(configuration: .init(
+            dataCache: noCache ? nil : DataCache(configuration: .init(directory: cacheDir.map(SourceLoader.url(for:)) ?? DataCache.defaultDirectory)),
+            imageCache: ImageCache(),
+            decoder: ImageDecoders.all,
+            maximumConcurrentDownloads: concurrency
+        ))
         let progress = ProgressBar(total: all.count)
         let settings = self
         var failures = 0
@@ -90,7 +102,7 @@ struct Fetch: AsyncParsableCommand {
                 let source = all[next]
                 next += 1
                 group.addTask {
-                    let ok = await settings.process(source, loader: loader, directory: directory, names: names)
+                    let ok = await settings.process(source, pipeline: pipeline, directory: directory, names: names)
                     progress.advance(succeeded: ok)
                     return ok
                 }
@@ -119,35 +131,38 @@ struct Fetch: AsyncParsableCommand {
     }
 
     /// Loads, decodes, resizes and writes one source; reports it; returns whether it succeeded.
-    private func process(_ source: String, loader: SourceLoader, directory: URL?, names: OutputNames) async -> Bool {
+    private func process(_ source: String, pipeline: ImagePipeline, directory: URL?, names: OutputNames) async -> Bool {
         let started = ContinuousClock.now
         let url = SourceLoader.url(for: source)
         do {
-            let data = try await loader.bytes(of: url)
-            let info = try ImageDecoders.info(for: data)
-            var image = try ImageDecoders.decoder(for: info.format).decode(data, options: decodingOptions(for: info))
-            if let box {
-                image = image.resized(toFit: box.width, height: box.height, mode: crop ? .crop : .fit)
-            }
+            let response = try await pipeline.image(for: ImageRequest(url: url, thumbnail: thumbnail))
+            let image = response.image
+            let sourceFormat = names.format(of: url, from: response)
             var written: String?
             if let directory {
-                let target = format?.format ?? (info.format == .gif ? .png : info.format)
+                let target = format?.format ?? (sourceFormat == .gif || sourceFormat == nil ? .png : sourceFormat!)
                 let encoded = try encoder(for: target).encode(image)
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
                 try Self.writeAtomically(encoded, to: file)
                 written = file.path
             }
             let ms = (ContinuousClock.now - started).milliseconds
+            let cache = switch response.source {
+            case .memory: "memory"
+            case .disk: "disk"
+            case .network: "network"
+            case .file: "none"
+            }
             if json {
                 Output.line(JSONValue.object([
-                    ("source", .string(source)), ("ok", .bool(true)), ("format", .string(info.format.rawValue)),
+                    ("source", .string(source)), ("ok", .bool(true)), ("format", sourceFormat.map { .string($0.rawValue) } ?? .null),
                     ("width", .int(image.width)), ("height", .int(image.height)), ("frames", .int(image.frames.count)),
-                    ("bytes", .int(data.count)), ("output", written.map(JSONValue.string) ?? .null),
-                    ("cache", .string(SourceLoader.cacheKind(for: url))), ("ms", .double(ms)),
+                    ("bytes", names.byteCount(of: url, from: response).map(JSONValue.int) ?? .null), ("output", written.map(JSONValue.string) ?? .null),
+                    ("cache", .string(cache)), ("ms", .double(ms)),
                 ]).text)
             } else if !(Output.stderrIsTerminal && Output.stdoutIsTerminal) {
                 // On a terminal the progress bar and the summary say it; elsewhere, a line per source.
-                Output.line("\(source): \(info.format) \(image.width)x\(image.height)" + (written.map { " -> \($0)" } ?? ""))
+                Output.line("\(source): \(sourceFormat?.rawValue ?? "image") \(image.width)x\(image.height)" + (written.map { " -> \($0)" } ?? ""))
             }
             return true
         } catch {
@@ -158,22 +173,11 @@ struct Fetch: AsyncParsableCommand {
         }
     }
 
-    /// Decoding options that let the codec scale down early (JPEG DCT scaling)
-    /// to the size the command will end up with.
-    private func decodingOptions(for info: ImageInfo) -> ImageDecodingOptions {
-        var options = ImageDecodingOptions()
-        if let maxSize {
-            options.maximumPixelSize = maxSize
-        } else if let box {
-            let scaleX = Double(box.width) / Double(info.width), scaleY = Double(box.height) / Double(info.height)
-            let scale = crop ? max(scaleX, scaleY) : min(scaleX, scaleY)
-            if scale < 1 {
-                options.maximumPixelSize = max(1, Int((Double(max(info.width, info.height)) * scale).rounded()))
-            }
-        }
-        // Animations are written as their first frame.
-        if info.frameCount > 1 && output != nil { options.frameIndex = 0 }
-        return options
+    /// The decoding-time size `--max-size` or `--resize` asks for.
+    private var thumbnail: Thumbnail? {
+        if let maxSize { return Thumbnail(maximumPixelSize: maxSize) }
+        if let box { return Thumbnail(width: box.width, height: box.height, mode: crop ? .crop : .fit) }
+        return nil
     }
 
     private func encoder(for format: ImageFormat) -> any ImageEncoding {
@@ -211,11 +215,30 @@ struct Fetch: AsyncParsableCommand {
     }
 }
 
-/// Hands out distinct output file names within one run (`a.png`, `a-2.png`, ...).
+/// Hands out distinct output file names within one run (`a.png`, `a-2.png`, ...),
+/// and remembers each source's format and size for repeats served from memory.
 final class OutputNames: @unchecked Sendable {
-    // @unchecked Sendable: `claimed` is only touched under `lock`.
+    // @unchecked Sendable: `claimed` and `facts` are only touched under `lock`.
     private let lock = NSLock()
     private var claimed: Set<String> = []
+    private var facts: [URL: (format: ImageFormat?, bytes: Int?)] = [:]
+
+    /// The source's format: from this response, or from an earlier one for the same URL.
+    func format(of url: URL, from response: ImageResponse) -> ImageFormat? {
+        remember(url, response).format
+    }
+
+    /// The source's byte count: from this response, or from an earlier one for the same URL.
+    func byteCount(of url: URL, from response: ImageResponse) -> Int? {
+        remember(url, response).bytes
+    }
+
+    private func remember(_ url: URL, _ response: ImageResponse) -> (format: ImageFormat?, bytes: Int?) {
+        lock.withLock {
+            if response.format != nil { facts[url] = (response.format, response.byteCount) }
+            return facts[url] ?? (nil, nil)
+        }
+    }
 
     func claim(_ url: URL) -> URL {
         lock.withLock {

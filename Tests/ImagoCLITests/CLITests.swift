@@ -165,6 +165,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["cover.png"])
     }
 
+    @Test func fetchUsesTheDiskCacheAcrossRunsAndReportsWhereEachImageCameFrom() async throws {
+        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 8, height: 8))
+        let server = try await LoopbackServer.start(routes: [
+            "/fresh.png": ServedResponse(headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=600")], body: png),
+        ])
+        let url = server.url("/fresh.png").absoluteString
+        let cache = directory.appendingPathComponent("cache")
+        let first = try imago("fetch", "--json", "--cache-dir", cache.path, url)
+        let second = try imago("fetch", "--json", "--cache-dir", cache.path, url)
+        let uncached = try imago("fetch", "--json", "--no-cache", url)
+        try await server.stop()
+        #expect(first.objects.first?["cache"] as? String == "network")
+        #expect(second.objects.first?["cache"] as? String == "disk")
+        #expect(second.objects.first?["format"] as? String == "png")
+        #expect(second.objects.first?["bytes"] as? Int == png.count)
+        #expect(uncached.objects.first?["cache"] as? String == "network")
+        #expect(server.requests(for: "/fresh.png").count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".entry") }.count == 1)
+    }
+
+    @Test func cacheDirAndNoCacheTogetherAreAUsageError() throws {
+        #expect(try imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
+    }
+
     // MARK: bench
 
     @Test func benchPrintsTheContractsJSONLine() throws {

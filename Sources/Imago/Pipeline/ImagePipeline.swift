@@ -30,6 +30,8 @@ public final class ImagePipeline: Sendable {
     struct Decoded: Sendable {
         let image: Image
         let source: ImageResponse.Source
+        let format: ImageFormat?
+        let byteCount: Int
     }
 
     let dataJobs: JobRegistry<Loaded>
@@ -105,7 +107,7 @@ public final class ImagePipeline: Sendable {
             return ImageResponse(image: image, request: request, source: .memory)
         }
         let decoded = try await processed(request, count: request.processors.count, subscription: subscription, onProgress: onProgress)
-        return ImageResponse(image: decoded.image, request: request, source: decoded.source)
+        return ImageResponse(image: decoded.image, request: request, source: decoded.source, format: decoded.format, byteCount: decoded.byteCount)
     }
 
     /// The image after the first `count` processors, shared by every request with that prefix.
@@ -127,7 +129,7 @@ public final class ImagePipeline: Sendable {
                 throw ImagePipelineError(.processingFailed, url: request.url, underlying: error)
             }
             if count == request.processors.count { self.storeInMemory(image, for: request) }
-            return Decoded(image: image, source: input.source)
+            return Decoded(image: image, source: input.source, format: input.format, byteCount: input.byteCount)
         }
     }
 
@@ -150,7 +152,7 @@ public final class ImagePipeline: Sendable {
                 throw ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
             }
             if request.processors.isEmpty { self.storeInMemory(image, for: request) }
-            return Decoded(image: image, source: loaded.source)
+            return Decoded(image: image, source: loaded.source, format: ImageFormat(sniffing: loaded.data), byteCount: loaded.data.count)
         }
     }
 

@@ -20,4 +20,18 @@ public struct ImageResponse: Sendable {
     public let request: ImageRequest
     /// Where it came from.
     public let source: Source
+    /// The encoded format, when the bytes were decoded for this response
+    /// (`nil` for a memory-cache hit).
+    public let format: ImageFormat?
+    /// The size of the encoded bytes (`nil` for a memory-cache hit).
+    public let byteCount: Int?
+
+    /// Creates a response.
+    public init(image: Image, request: ImageRequest, source: Source, format: ImageFormat? = nil, byteCount: Int? = nil) {
+        self.image = image
+        self.request = request
+        self.source = source
+        self.format = format
+        self.byteCount = byteCount
+    }
 }

@@ -54,6 +54,12 @@ struct Failure: Error {
         switch error {
         case let error as NetworkClientError:
             self.init(error.underlying)
+        case let error as ImagePipelineError:
+            if let underlying = error.underlying, error.code != .processingFailed {
+                self.init(underlying)
+            } else {
+                self.init(code: "pipeline.\(error.code)", message: error.description)
+            }
         case let error as DataLoadingError:
             self.init(code: "loading.\(error.code)", message: error.message)
         case let error as ResponseError:
