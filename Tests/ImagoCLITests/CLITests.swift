@@ -191,6 +191,23 @@ import Testing
 
     // MARK: bench
 
+    @Test func benchPipelineLoadsEveryImageOnceOverLoopback() throws {
+        let run = try imago("bench", "pipeline", "--images", "24", "--concurrency", "4", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["images"] as? Int == 24)
+        #expect(line["downloads"] as? Int == 24)
+        #expect(line["decodes"] as? Int == 24)
+        #expect(line["failures"] as? Int == 0)
+        #expect((line["images_per_s"] as? Double ?? 0) > 0)
+    }
+
+    @Test func benchClientReportsNanosecondsPerHit() throws {
+        let run = try imago("bench", "client", "--iterations", "1000", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.objects.map { $0["benchmark"] as? String } == ["client-downloadImage-hit", "client-setImage-hit", "memory-cache-hit"])
+    }
+
     @Test func benchPrintsTheContractsJSONLine() throws {
         let run = try imago("bench", "thumbnail", "--json", "--iterations", "2", "--max-size", "64", path("photo.jpg"))
         #expect(run.status == 0, "\(run.stderr)")
