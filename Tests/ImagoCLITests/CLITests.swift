@@ -185,6 +185,46 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".entry") }.count == 1)
     }
 
+    @Test func twoProcessesSharingOneCacheDirectoryLeaveOnlyCompleteEntries() async throws {
+        // 40 distinct images, revalidated on every use (max-age=0 with an ETag),
+        // so both processes keep reading and rewriting the same entries.
+        var routes: [String: ServedResponse] = [:]
+        var bodies: [String: Data] = [:]
+        for index in 0..<40 {
+            let body = try ImageEncoders.png().encode(TestImages.solid(width: 16 + index, height: 16, red: UInt8(index)))
+            bodies["/shared/\(index).png"] = body
+            routes["/shared/\(index).png"] = ServedResponse(
+                headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=0"), ("ETag", "\"\(index)\"")], body: body)
+        }
+        let server = try await LoopbackServer.start(routes: routes)
+        let list = directory.appendingPathComponent("shared.txt")
+        try bodies.keys.sorted().map { server.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let cache = directory.appendingPathComponent("shared-cache")
+        for _ in 0..<3 {
+            let processes = try (0..<2).map { _ -> Process in
+                let process = Process()
+                process.executableURL = Self.binary
+                process.arguments = ["fetch", "--input", list.path, "--cache-dir", cache.path, "--concurrency", "8", "--json"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+            }
+        }
+        try await server.stop()
+        let reader = DataCache(configuration: .init(directory: cache))
+        for (path, body) in bodies {
+            #expect(reader.entry(for: server.url(path).absoluteString)?.data == body, "\(path)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(files.count == 40)
+        #expect(files.allSatisfy { $0.hasSuffix(".entry") })
+    }
+
     @Test func cacheDirAndNoCacheTogetherAreAUsageError() throws {
         #expect(try imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
     }
