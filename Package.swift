@@ -55,12 +55,15 @@ let package = Package(
         .target(
             name: "LoopbackServer",
             dependencies: [
+                "Imago",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The album-list demo's models: app code written against Imago's protocols.
+        .target(name: "AlbumList", dependencies: ["Imago"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "imago",
             dependencies: [
@@ -80,6 +83,12 @@ let package = Package(
             name: "ImagoCodecsTests",
             dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"],
             resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        // An example of testing app code with ImagoTesting alone.
+        .testTarget(
+            name: "AlbumListTests",
+            dependencies: ["AlbumList", "Imago", "ImagoTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

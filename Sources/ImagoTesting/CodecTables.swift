@@ -1,6 +1,5 @@
 import Foundation
 import Imago
-import Synchronization
 
 /// A spy ``CodecFunctions`` table: records what a decoder passes to each
 /// step and returns scripted results.
@@ -28,8 +27,8 @@ public final class SpyCodecTable: Sendable {
 
     private let openResult: Result<OpenedImage, any Error>
     private let imageResult: Result<Image, any Error>
-    private let opens = Mutex<[OpenCall]>([])
-    private let makes = Mutex<[MakeImageCall]>([])
+    private let opens = Locked<[OpenCall]>([])
+    private let makes = Locked<[MakeImageCall]>([])
 
     /// Creates a spy whose steps answer with the given results.
     public init(open: Result<OpenedImage, any Error>, makeImage: Result<Image, any Error>) {

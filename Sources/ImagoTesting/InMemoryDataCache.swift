@@ -1,6 +1,5 @@
 import Foundation
 import Imago
-import Synchronization
 
 /// A ``DataCaching`` in memory, for tests with no disk; records reads and writes.
 public final class InMemoryDataCache: DataCaching {
@@ -10,7 +9,7 @@ public final class InMemoryDataCache: DataCaching {
         var writes: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty cache.
     public init() {}

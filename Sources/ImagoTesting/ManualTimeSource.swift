@@ -1,5 +1,4 @@
 import Imago
-import Synchronization
 
 /// A clock that moves only when the test says, for time-to-live and
 /// back-off tests with no sleeping.
@@ -10,7 +9,7 @@ import Synchronization
 /// clock.advance(by: .seconds(61))
 /// ```
 public final class ManualTimeSource: Sendable {
-    private let reading = Mutex<Duration>(.zero)
+    private let reading = Locked<Duration>(.zero)
 
     /// Creates a clock reading zero.
     public init() {}

@@ -1,6 +1,5 @@
 import Foundation
 import Imago
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -34,7 +33,7 @@ public final class MockDataLoader: DataLoading {
         var waiters: [(url: URL?, continuation: CheckedContinuation<MockDataTask, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a loader with no stubs.
     public init() {}

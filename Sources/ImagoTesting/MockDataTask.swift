@@ -1,6 +1,5 @@
 import Foundation
 import Imago
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,7 +21,7 @@ public final class MockDataTask: DataLoadingTask {
     public let isHeld: Bool
     private let eventHandler: @Sendable (DataLoadingEvent) -> Void
     private let onCancel: @Sendable (MockDataTask) -> Void
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(
         request: URLRequest,
@@ -34,7 +33,7 @@ public final class MockDataTask: DataLoadingTask {
         self.isHeld = response.isHeld
         self.eventHandler = eventHandler
         self.onCancel = onCancel
-        self.state = Mutex(State(remaining: response.events(for: request.url ?? URL(fileURLWithPath: "/"))))
+        self.state = Locked(State(remaining: response.events(for: request.url ?? URL(fileURLWithPath: "/"))))
     }
 
     /// How many times `resume()` was called.

@@ -1,6 +1,5 @@
 import Foundation
 import Imago
-import Synchronization
 
 /// An ``ImageDecoding`` double: returns a scripted image or throws a
 /// scripted error, and records every call.
@@ -19,12 +18,12 @@ public final class MockImageDecoder: ImageDecoding {
         public let options: ImageDecodingOptions
     }
 
-    private let result: Mutex<Result<Image, any Error>>
-    private let recorded = Mutex<[Call]>([])
+    private let result: Locked<Result<Image, any Error>>
+    private let recorded = Locked<[Call]>([])
 
     /// Creates a decoder that always answers with `result`.
     public init(result: Result<Image, any Error>) {
-        self.result = Mutex(result)
+        self.result = Locked(result)
     }
 
     /// Creates a decoder that returns `image`.

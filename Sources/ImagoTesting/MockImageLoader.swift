@@ -1,6 +1,5 @@
 import Foundation
 import Imago
-import Synchronization
 
 /// An ``ImageLoading`` scripted per URL: an image or a failure. No global
 /// state: each test makes its own, so tests run in parallel.
@@ -17,8 +16,8 @@ public final class MockImageLoader: ImageLoading {
         public let url: URL
     }
 
-    private let stubs = Mutex<[URL: Result<Image, any Error>]>([:])
-    private let requested = Mutex<[URL]>([])
+    private let stubs = Locked<[URL: Result<Image, any Error>]>([:])
+    private let requested = Locked<[URL]>([])
 
     /// Creates a loader with no stubs.
     public init() {}
@@ -52,8 +51,8 @@ public final class MockImageService: ImageService {
     }
 
     private let loader = MockImageLoader()
-    private let setCalls = Mutex<[SetImageCall]>([])
-    private let downloads = Mutex<[URL]>([])
+    private let setCalls = Locked<[SetImageCall]>([])
+    private let downloads = Locked<[URL]>([])
     private let queue: (any Dispatching)?
 
     /// Creates a service; completions and displays run on `queue`, or at once when `nil`.
@@ -106,7 +105,7 @@ public final class MockImageService: ImageService {
 
 /// An ``ImageTarget`` that records everything it was asked to show.
 public final class RecordingImageTarget: ImageTarget {
-    private let shown = Mutex<[Image?]>([])
+    private let shown = Locked<[Image?]>([])
 
     /// Creates a target that has shown nothing.
     public init() {}

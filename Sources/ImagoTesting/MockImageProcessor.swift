@@ -1,12 +1,11 @@
 import Imago
-import Synchronization
 
 /// An ``ImageProcessing`` double: counts its runs and returns the image
 /// unchanged, or a scripted result.
 public final class MockImageProcessor: ImageProcessing {
     public let identifier: String
     private let result: (@Sendable (Image) throws -> Image)?
-    private let runs = Mutex(0)
+    private let runs = Locked(0)
 
     /// Creates a processor with a distinct identifier.
     ///

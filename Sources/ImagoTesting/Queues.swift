@@ -1,5 +1,4 @@
 import Imago
-import Synchronization
 
 /// A ``Dispatching`` that runs work at once, on the caller's thread.
 ///
@@ -23,7 +22,7 @@ public struct ImmediateQueue: Dispatching {
 /// queue.runAll()                                     // now it runs
 /// ```
 public final class ManualQueue: Dispatching {
-    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private let pending = Locked<[@Sendable () -> Void]>([])
 
     /// Creates an empty queue.
     public init() {}

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
+import Imago
 
 /// A real HTTP/1.1 server on `127.0.0.1`, on a free port, that answers each
 /// path as scripted: for integration tests, benchmarks and the demo.
@@ -95,12 +95,12 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
 
 /// State shared by the connections of one server.
 final class ServerState: Sendable {
-    let routes: Mutex<[String: ServedResponse]>
+    let routes: Locked<[String: ServedResponse]>
     let handler: LoopbackServer.Handler?
-    let requests = Mutex<[RecordedRequest]>([])
+    let requests = Locked<[RecordedRequest]>([])
 
     init(routes: [String: ServedResponse], handler: LoopbackServer.Handler?) {
-        self.routes = Mutex(routes)
+        self.routes = Locked(routes)
         self.handler = handler
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
-import Synchronization
 import Testing
 
 /// The JPEG decoder over libjpeg-turbo. The fixtures are 32x16, left half
@@ -86,7 +85,7 @@ import Testing
     @Test func cropThumbnailLetsTheCodecScaleWhileDecoding() throws {
         // 640x480 cropped to 50x50 covers 67x50: the table is asked for a longer side of 67,
         // so libjpeg-turbo decodes at 1/8 (80x60) instead of full size.
-        let spy = Mutex<Int?>(nil)
+        let spy = Locked<Int?>(nil)
         var functions = CodecFunctions.jpeg
         functions.makeImage = { opened, index, options in
             spy.withLock { $0 = options.maximumPixelSize }
@@ -112,7 +111,7 @@ import Testing
         // Rewrite the SOF0 frame header to 65500 x 65500, the largest libjpeg-turbo accepts.
         let sof = try #require((0..<data.count - 9).first { data[$0] == 0xFF && data[$0 + 1] == 0xC0 })
         data[sof + 5...sof + 8] = [0xFF, 0xDC, 0xFF, 0xDC]
-        let pixelStepRan = Mutex(false)
+        let pixelStepRan = Locked(false)
         var functions = CodecFunctions.jpeg
         functions.makeImage = { _, _, _ in
             pixelStepRan.withLock { $0 = true }

@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
-import Synchronization
 import Testing
 
 /// The PNG decoder over libspng, against PngSuite and hostile input.
@@ -65,7 +64,7 @@ import Testing
     @Test func hugeDeclaredSizeFailsWithThePixelLimitBeforeAnyPixelBufferExists() throws {
         let data = Self.png(width: 100_000, height: 100_000)
         // The real header reader, and a pixel step that records whether it ran.
-        let pixelStepRan = Mutex(false)
+        let pixelStepRan = Locked(false)
         var functions = CodecFunctions.png
         functions.makeImage = { _, _, _ in
             pixelStepRan.withLock { $0 = true }

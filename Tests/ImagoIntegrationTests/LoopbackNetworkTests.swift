@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import LoopbackServer
-import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -221,7 +220,7 @@ import FoundationNetworking
 
 /// Collects progress reports from a `@Sendable` callback.
 final class ProgressLog: Sendable {
-    private let storage = Mutex<[LoadingProgress]>([])
+    private let storage = Locked<[LoadingProgress]>([])
     func append(_ value: LoadingProgress) { storage.withLock { $0.append(value) } }
     var values: [LoadingProgress] { storage.withLock { $0 } }
 }

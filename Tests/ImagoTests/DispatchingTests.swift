@@ -1,7 +1,6 @@
 import Dispatch
 import Imago
 import ImagoTesting
-import Synchronization
 import Testing
 
 /// DESIGN 1.5: queues as a dependency.
@@ -18,14 +17,14 @@ import Testing
     }
 
     @Test func immediateQueueRunsTheWorkBeforeReturning() {
-        let ran = Mutex(false)
+        let ran = Locked(false)
         ImmediateQueue().dispatch { ran.withLock { $0 = true } }
         #expect(ran.withLock { $0 })
     }
 
     @Test func manualQueueHoldsWorkUntilTheTestRunsIt() {
         let queue = ManualQueue()
-        let log = Mutex<[Int]>([])
+        let log = Locked<[Int]>([])
         queue.dispatch { log.withLock { $0.append(1) } }
         queue.dispatch { log.withLock { $0.append(2) } }
         #expect(queue.pendingCount == 2)
@@ -38,7 +37,7 @@ import Testing
 
     @Test func manualQueueRunAllRunsInOrderIncludingWorkAddedWhileRunning() {
         let queue = ManualQueue()
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         queue.dispatch {
             log.withLock { $0.append("a") }
             queue.dispatch { log.withLock { $0.append("c") } }

@@ -1,7 +1,6 @@
 import Foundation
 import Imago
 import ImagoTesting
-import Synchronization
 import Testing
 
 /// DESIGN 1.3: the image client over the pipeline, with ImagoTesting doubles.
@@ -40,7 +39,7 @@ import Testing
 
     @Test func cacheHitCompletesSynchronouslyWithoutCreatingATask() {
         memory.store(catImage, for: ImageRequest(url: cat).cacheKey)
-        let result = Mutex<Image?>(nil)
+        let result = Locked<Image?>(nil)
         let task = client.downloadImage(from: cat) { value in result.withLock { $0 = try? value.get() } }
         #expect(task == nil)
         #expect(result.withLock { $0 } == catImage)
@@ -49,7 +48,7 @@ import Testing
     }
 
     @Test func missCreatesOneTaskStartsItAndDeliversThroughTheResponseQueue() async throws {
-        let result = Mutex<Result<Image, any Error>?>(nil)
+        let result = Locked<Result<Image, any Error>?>(nil)
         let task = client.downloadImage(from: cat) { value in result.withLock { $0 = value } }
         #expect(task != nil)
         let download = await loader.waitForTask(for: cat)
@@ -67,7 +66,7 @@ import Testing
 
     @Test func failureDeliversTheError() async {
         loader.stub(cat, .status(500, contentType: "image/png"))
-        let result = Mutex<Result<Image, any Error>?>(nil)
+        let result = Locked<Result<Image, any Error>?>(nil)
         client.downloadImage(from: cat) { value in result.withLock { $0 = value } }
         await drain(until: { result.withLock { $0 } != nil })
         guard case .failure(let error)? = result.withLock({ $0 }) else {
@@ -164,7 +163,7 @@ import Testing
 
 /// Lines collected from a log closure.
 final class LogLines: Sendable {
-    private let storage = Mutex<[String]>([])
+    private let storage = Locked<[String]>([])
     func append(_ line: String) { storage.withLock { $0.append(line) } }
     var lines: [String] { storage.withLock { $0 } }
 }

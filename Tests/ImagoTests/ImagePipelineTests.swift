@@ -1,7 +1,6 @@
 import Foundation
 import Imago
 import ImagoTesting
-import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

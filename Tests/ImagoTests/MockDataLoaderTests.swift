@@ -1,7 +1,6 @@
 import Foundation
 import Imago
 import ImagoTesting
-import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,7 +12,7 @@ import FoundationNetworking
 
     /// Records the events a task delivers.
     final class EventLog: Sendable {
-        private let events = Mutex<[String]>([])
+        private let events = Locked<[String]>([])
         func record(_ event: DataLoadingEvent) {
             let text: String
             switch event {
@@ -79,7 +78,7 @@ import FoundationNetworking
 
     @Test func statusHeadersAndErrorsAreDeliveredAsScripted() throws {
         loader.stub(exampleURL, MockResponse(statusCode: 503, headers: ["Retry-After": "2"], chunks: [Data(count: 2)], error: IdentityError()))
-        let response = Mutex<HTTPURLResponse?>(nil)
+        let response = Locked<HTTPURLResponse?>(nil)
         let log = EventLog()
         loader.dataTask(with: URLRequest(url: exampleURL)) { event in
             if case .response(let value) = event { response.withLock { $0 = value as? HTTPURLResponse } }

@@ -1,7 +1,6 @@
 import Foundation
 import Imago
 import ImagoTesting
-import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -189,7 +188,7 @@ import FoundationNetworking
 
 /// Collects values from a `@Sendable` callback.
 final class Reports: Sendable {
-    private let storage = Mutex<[LoadingProgress]>([])
+    private let storage = Locked<[LoadingProgress]>([])
     func append(_ value: LoadingProgress) { storage.withLock { $0.append(value) } }
     var values: [LoadingProgress] { storage.withLock { $0 } }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The default ``DataCaching``: one file per entry in a directory, with a
 /// size limit enforced while running.
@@ -52,7 +51,7 @@ public final class DataCache: DataCaching {
     /// The configuration the cache was created with.
     public let configuration: Configuration
     /// The bytes this process believes the directory holds; refreshed by every trim.
-    private let size = Mutex<Int?>(nil)
+    private let size = Locked<Int?>(nil)
 
     private static let magic = Data("IMAGOCACHE1\n".utf8)
     private static let temporaryPrefix = ".tmp-"

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The default ``ImageCaching``: least-recently-used eviction by cost (the
 /// bytes of the bitmap, ``Image/cost``), with a count limit and an optional
@@ -54,7 +53,7 @@ public final class ImageCache: ImageCaching {
     /// The limits the cache was created with.
     public let configuration: Configuration
     private let time: TimeSource
-    private let state = Mutex(LRUList())
+    private let state = Locked(LRUList())
 
     /// Creates a cache.
     ///

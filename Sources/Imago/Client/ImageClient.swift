@@ -23,7 +23,7 @@ public final class ImageClient: ImageService {
     public let log: @Sendable (String) -> Void
 
     /// The task currently loading for each target.
-    private let tracked = Mutex<[ObjectIdentifier: Tracked]>([:])
+    private let tracked = Locked<[ObjectIdentifier: Tracked]>([:])
 
     private struct Tracked {
         let id: UInt64
@@ -117,7 +117,7 @@ public final class ImageClient: ImageService {
 /// A cancellable filled in after it is handed out; a cancel that comes
 /// first is passed on as soon as the real task arrives.
 final class CancellableBox: Cancellable {
-    private let state = Mutex<(task: (any Cancellable)?, cancelled: Bool)>((nil, false))
+    private let state = Locked<(task: (any Cancellable)?, cancelled: Bool)>((nil, false))
 
     func set(_ task: any Cancellable) {
         let cancelled = state.withLock { state in

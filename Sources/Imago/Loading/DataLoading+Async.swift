@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -44,7 +43,7 @@ private final class AsyncLoad: Sendable {
 
     private let request: URLRequest
     private let progress: (@Sendable (LoadingProgress) -> Void)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(request: URLRequest, progress: (@Sendable (LoadingProgress) -> Void)?) {
         self.request = request

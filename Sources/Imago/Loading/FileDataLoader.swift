@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -37,7 +36,7 @@ private final class FileLoadingTask: DataLoadingTask {
     private let url: URL?
     private let loader: FileDataLoader
     private let eventHandler: @Sendable (DataLoadingEvent) -> Void
-    private let phase = Mutex(Phase.idle)
+    private let phase = Locked(Phase.idle)
 
     init(url: URL?, loader: FileDataLoader, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
         self.url = url

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Loads images ahead of need, at low priority, so they are cached when
 /// asked for: for the rows about to scroll into view.
@@ -34,7 +33,7 @@ public final class ImagePrefetcher: Sendable {
         var task: Task<Void, Never>?
     }
 
-    private let tasks = Mutex<(entries: [String: Entry], nextID: UInt64)>(([:], 0))
+    private let tasks = Locked<(entries: [String: Entry], nextID: UInt64)>(([:], 0))
 
     /// Creates a prefetcher.
     public init(pipeline: ImagePipeline, destination: Destination = .memoryCache, priority: ImageRequest.Priority = .low) {

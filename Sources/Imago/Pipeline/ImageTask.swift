@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One request in flight: its result, its progress, its priority, and a way to cancel it.
 ///

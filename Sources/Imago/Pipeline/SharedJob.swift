@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A caller's place in a shared job: lets it change its priority later.
 final class JobSubscription: Sendable {
@@ -7,10 +6,10 @@ final class JobSubscription: Sendable {
         var apply: (@Sendable (ImageRequest.Priority) -> Void)?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(priority: ImageRequest.Priority) {
-        state = Mutex(State(priority: priority))
+        state = Locked(State(priority: priority))
     }
 
     var priority: ImageRequest.Priority { state.withLock { $0.priority } }
@@ -56,7 +55,7 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     let id: UInt64
     private let queue: WorkQueue
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let onEnd: @Sendable (SharedJob<Value>) -> Void
 
     init(id: UInt64, queue: WorkQueue, onEnd: @escaping @Sendable (SharedJob<Value>) -> Void) {
@@ -200,7 +199,7 @@ final class JobRegistry<Value: Sendable>: Sendable {
         var joined = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue: WorkQueue
 
     init(queue: WorkQueue) {

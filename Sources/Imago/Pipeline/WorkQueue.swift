@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Lets at most `maximumConcurrency` jobs run at once; waiting jobs start
 /// by priority, then in arrival order. One per pipeline stage.
@@ -17,7 +16,7 @@ final class WorkQueue: Sendable {
     }
 
     let maximumConcurrency: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(maximumConcurrency: Int) {
         precondition(maximumConcurrency > 0, "a stage needs at least one worker")

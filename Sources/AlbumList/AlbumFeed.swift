@@ -1,0 +1,66 @@
+import Foundation
+
+/// An album feed in the iTunes top-albums JSON shape:
+/// `{"feed": {"entry": [{"im:name": {"label": ...}, "im:artist": {"label": ...},
+/// "im:image": [{"label": URL, "attributes": {"height": "55"}}, ...]}]}}`.
+public struct AlbumFeed: Decodable, Sendable, Equatable {
+    /// One album.
+    public struct Album: Sendable, Equatable {
+        /// The album's name.
+        public var name: String
+        /// The artist.
+        public var artist: String
+        /// Artwork URLs, smallest first.
+        public var artworkURLs: [URL]
+
+        /// Creates an album.
+        public init(name: String, artist: String, artworkURLs: [URL]) {
+            self.name = name
+            self.artist = artist
+            self.artworkURLs = artworkURLs
+        }
+
+        /// The largest artwork, the one rows load and scale down.
+        public var largestArtworkURL: URL? { artworkURLs.last }
+    }
+
+    /// The albums, in feed order. Entries without a name or artist are skipped.
+    public var albums: [Album]
+
+    /// Creates a feed.
+    public init(albums: [Album]) {
+        self.albums = albums
+    }
+
+    private struct Label: Decodable { let label: String }
+    private struct ImageEntry: Decodable {
+        struct Attributes: Decodable { let height: String? }
+        let label: String
+        let attributes: Attributes?
+    }
+    private struct Entry: Decodable {
+        let name: Label?
+        let artist: Label?
+        let images: [ImageEntry]?
+        enum CodingKeys: String, CodingKey {
+            case name = "im:name"
+            case artist = "im:artist"
+            case images = "im:image"
+        }
+    }
+    private struct Feed: Decodable {
+        let entry: [Entry]?
+    }
+    private enum CodingKeys: String, CodingKey { case feed }
+
+    public init(from decoder: any Decoder) throws {
+        let feed = try decoder.container(keyedBy: CodingKeys.self).decode(Feed.self, forKey: .feed)
+        albums = (feed.entry ?? []).compactMap { entry in
+            guard let name = entry.name?.label, let artist = entry.artist?.label else { return nil }
+            let images = (entry.images ?? [])
+                .compactMap { image in URL(string: image.label).map { (url: $0, height: Int(image.attributes?.height ?? "") ?? 0) } }
+                .sorted { $0.height < $1.height }
+            return Album(name: name, artist: artist, artworkURLs: images.map(\.url))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import AlbumList
+import Foundation
+import Imago
+import ImagoTesting
+import Testing
+
+/// An example of what a user of Imago writes: tests of their own list
+/// view-model, with no network, no disk and no codec, using only ImagoTesting.
+@Suite(.timeLimit(.minutes(1))) struct AlbumListModelTests {
+    let feedURL = URL(string: "https://itunes.example/top-albums.json")!
+    let loader = MockDataLoader()
+    let queue = ManualQueue()
+    let images: MockImageService
+    let placeholder = TestImages.solid(width: 1, height: 1, red: 0, green: 0, blue: 0)
+    let blue = TestImages.solid(width: 4, height: 4, red: 10, green: 20, blue: 200)
+
+    init() {
+        images = MockImageService(queue: queue)
+    }
+
+    private func feed(_ albums: [(name: String?, artist: String?, images: [(String, Int)])]) -> Data {
+        let entries = albums.map { album -> [String: Any] in
+            var entry: [String: Any] = [:]
+            if let name = album.name { entry["im:name"] = ["label": name] }
+            if let artist = album.artist { entry["im:artist"] = ["label": artist] }
+            entry["im:image"] = album.images.map { ["label": $0.0, "attributes": ["height": String($0.1)]] }
+            return entry
+        }
+        return try! JSONSerialization.data(withJSONObject: ["feed": ["entry": entries]])
+    }
+
+    private func model() -> AlbumListModel {
+        AlbumListModel(feedURL: feedURL, loader: loader, images: images, placeholder: placeholder)
+    }
+
+    private func rows(_ state: AlbumListModel.State) -> [AlbumRowModel] {
+        if case .loaded(let rows) = state { return rows }
+        return []
+    }
+
+    @Test func parsesTheFeedAndPicksTheLargestArtwork() async throws {
+        loader.stub(feedURL, .json(feed([
+            (name: "Blue", artist: "Joni Mitchell", images: [("https://a.example/170.jpg", 170), ("https://a.example/55.jpg", 55)]),
+        ])))
+        let rows = rows(await model().load())
+        #expect(rows.map(\.album.name) == ["Blue"])
+        #expect(rows.first?.album.largestArtworkURL == URL(string: "https://a.example/170.jpg"))
+    }
+
+    @Test func entriesMissingANameOrArtistAreSkipped() async {
+        loader.stub(feedURL, .json(feed([
+            (name: nil, artist: "Nobody", images: []),
+            (name: "Hejira", artist: nil, images: []),
+            (name: "Court and Spark", artist: "Joni Mitchell", images: []),
+        ])))
+        #expect(rows(await model().load()).map(\.album.name) == ["Court and Spark"])
+    }
+
+    @Test func wrongContentTypeOrServerErrorFailsTheList() async {
+        loader.stub(feedURL, .data(Data("<html></html>".utf8), contentType: "text/html"))
+        guard case .failed(let message) = await model().load() else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(message.contains("unacceptable content type"))
+        loader.stub(feedURL, .json(Data("{}".utf8), statusCode: 500))
+        guard case .failed(let status) = await model().load() else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(status.contains("500"))
+    }
+
+    @Test func eachRowShowsThePlaceholderFirstThenItsArtwork() async {
+        let art = URL(string: "https://a.example/blue.jpg")!
+        images.stub(art, .success(blue))
+        loader.stub(feedURL, .json(feed([(name: "Blue", artist: "Joni Mitchell", images: [(art.absoluteString, 170)])])))
+        let row = rows(await model().load())[0]
+        #expect(row.artwork == placeholder)
+        #expect(images.setImageCalls.map(\.url) == [art])
+        await eventually { queue.pendingCount > 0 }
+        queue.runAll()
+        #expect(row.artwork == blue)
+    }
+
+    @Test func aFailedArtworkKeepsThePlaceholderAndTheRestLoad() async {
+        let broken = URL(string: "https://a.example/broken.jpg")!
+        let good = URL(string: "https://a.example/good.jpg")!
+        images.stub(broken, .failure(URLError(.badServerResponse)))
+        images.stub(good, .success(blue))
+        loader.stub(feedURL, .json(feed([
+            (name: "One", artist: "A", images: [(broken.absoluteString, 100)]),
+            (name: "Two", artist: "B", images: [(good.absoluteString, 100)]),
+        ])))
+        let rows = rows(await model().load())
+        await eventually { queue.pendingCount == 2 }
+        queue.runAll()
+        #expect(rows[0].artwork == placeholder)
+        #expect(rows[1].artwork == blue)
+    }
+
+    @Test func theLimitCapsTheRows() async {
+        loader.stub(feedURL, .json(feed((0..<10).map { (name: "Album \($0)", artist: "Artist", images: []) })))
+        #expect(rows(await model().load(limit: 3)).count == 3)
+    }
+}
+
+/// Waits until `condition` holds, suspending between checks; records an issue after about five seconds.
+func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
+    for _ in 0..<5_000 {
+        if condition() { return }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    if !condition() { Issue.record("condition never became true", sourceLocation: sourceLocation) }
+}
