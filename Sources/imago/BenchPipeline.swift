@@ -24,16 +24,23 @@ extension Bench {
         @Option(help: "Downloads in flight at once.")
         var concurrency: Int = 8
 
-        @Option(help: ArgumentHelp("The thumbnail's longer side in pixels.", valueName: "N"))
+        @Option(help: ArgumentHelp("The thumbnail's longer side in pixels; 0 decodes at full size.", valueName: "N"))
         var maxSize: Int = 256
+
+        @Option(help: ArgumentHelp("A memory cache of this many megabytes (default: none).", valueName: "MB"))
+        var memoryCache: Int = 0
+
+        @Option(help: ArgumentHelp("Serve only JPEGs of this size, such as 4000x3000 (built-in server only).", valueName: "WxH"))
+        var photoSize: String?
 
         @Flag(help: "One JSON object, on one line.")
         var json = false
 
         func validate() throws {
-            if images < 1 || concurrency < 1 || maxSize < 1 {
-                throw ValidationError("--images, --concurrency and --max-size must be at least 1.")
+            if images < 1 || concurrency < 1 || maxSize < 0 || memoryCache < 0 {
+                throw ValidationError("--images and --concurrency must be at least 1, --max-size and --memory-cache at least 0.")
             }
+            if photoSize != nil && SampleImages.size(photoSize) == nil { throw ValidationError("--photo-size takes WIDTHxHEIGHT.") }
         }
 
         func run() async throws {
@@ -42,7 +49,7 @@ extension Bench {
             if let input {
                 urls = try SourceLoader.sources(inFile: input).map(SourceLoader.url(for:))
             } else {
-                let samples = try SampleImages.make()
+                let samples = try SampleImages.make(photoSize: SampleImages.size(photoSize))
                 server = try await LoopbackServer.start(handler: samples.handler)
                 urls = samples.paths(count: images).map { server!.url($0) }
             }
@@ -50,13 +57,15 @@ extension Bench {
             loaderConfiguration.maximumConnectionsPerHost = concurrency
             let pipeline = ImagePipeline(configuration: .init(
                 dataLoader: URLSessionDataLoader(configuration: loaderConfiguration),
-                dataCache: nil, imageCache: nil, decoder: ImageDecoders.all,
+                dataCache: nil,
+                imageCache: memoryCache > 0 ? ImageCache(configuration: .init(costLimit: memoryCache << 20)) : nil,
+                decoder: ImageDecoders.all,
                 maximumConcurrentDownloads: concurrency
             ))
             let started = ContinuousClock.now
             let failures = await withTaskGroup(of: Bool.self) { group in
                 for url in urls {
-                    group.addTask { (try? await pipeline.image(for: ImageRequest(url: url, maximumPixelSize: maxSize))) != nil }
+                    group.addTask { (try? await pipeline.image(for: ImageRequest(url: url, maximumPixelSize: maxSize > 0 ? maxSize : nil))) != nil }
                 }
                 var failures = 0
                 for await ok in group where !ok { failures += 1 }
@@ -91,8 +100,11 @@ extension Bench {
         @Option(help: ArgumentHelp("Write the URLs to FILE, one per line.", valueName: "FILE"))
         var list: String
 
+        @Option(help: ArgumentHelp("Serve only JPEGs of this size, such as 4000x3000.", valueName: "WxH"))
+        var photoSize: String?
+
         func run() async throws {
-            let samples = try SampleImages.make()
+            let samples = try SampleImages.make(photoSize: SampleImages.size(photoSize))
             let server = try await LoopbackServer.start(handler: samples.handler)
             let text = samples.paths(count: images).map { server.url($0).absoluteString }.joined(separator: "\n") + "\n"
             try Fetch.writeAtomically(Data(text.utf8), to: SourceLoader.url(for: list))
@@ -107,7 +119,18 @@ extension Bench {
 struct SampleImages: Sendable {
     let variants: [(data: Data, contentType: String, fileExtension: String)]
 
-    static func make() throws -> SampleImages {
+    /// Parses `WxH`.
+    static func size(_ text: String?) -> (width: Int, height: Int)? {
+        guard let parts = text?.lowercased().split(separator: "x"), parts.count == 2,
+              let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+
+    static func make(photoSize: (width: Int, height: Int)? = nil) throws -> SampleImages {
+        if let photoSize {
+            let image = photo(width: photoSize.width, height: photoSize.height, seed: 7)
+            return SampleImages(variants: [(try ImageEncoders.jpeg(quality: 85).encode(image), "image/jpeg", "jpg")])
+        }
         var variants: [(Data, String, String)] = []
         for (index, (width, height)) in [(1200, 900), (1000, 750), (800, 600), (640, 480), (1600, 1200)].enumerated() {
             let image = photo(width: width, height: height, seed: index)

@@ -225,3 +225,21 @@ func littleEndian(_ value: UInt32) -> [UInt8] {
 func littleEndian24(_ value: UInt32) -> [UInt8] {
     Array(littleEndian(value).prefix(3))
 }
+
+@Suite struct WebPThumbnailTests {
+    @Test func aStillThumbnailIsScaledByLibwebpToTheExactSize() throws {
+        // 120x90 lossless image of two halves: red on the left, blue on the right.
+        var pixels = [UInt8]()
+        for _ in 0..<90 { for x in 0..<120 { pixels += x < 60 ? [220, 30, 30] : [30, 30, 220] } }
+        let data = try WebPEncoder(lossless: true).encode(Image(width: 120, height: 90, pixelFormat: .rgb8, pixels: pixels))
+        let image = try CodecDecoder(format: .webp, functions: .webp).decode(data, options: ImageDecodingOptions(maximumPixelSize: 40))
+        #expect(image.width == 40 && image.height == 30)
+        #expect(image.pixel(x: 2, y: 15) == [220, 30, 30])
+        #expect(image.pixel(x: 37, y: 15) == [30, 30, 220])
+        // The table itself returned that size: no resize was needed after it.
+        let table = CodecFunctions.webp
+        let opened = try table.open(data, ImageDecodingOptions())
+        let scaled = try table.makeImage(opened, nil, ImageDecodingOptions(maximumPixelSize: 40))
+        #expect(scaled.width == 40 && scaled.height == 30)
+    }
+}

@@ -138,25 +138,58 @@ enum Resampler {
         let outWidth = horizontal.starts.count, outHeight = vertical.starts.count
         let rowFloats = outWidth * channels
         // Pass 1: every input row to outWidth columns, premultiplied by alpha.
+        // RGB and RGBA (nearly every image) have loops of their own with the
+        // sums in registers; other formats take the general loop.
         var middle = [Float](repeating: 0, count: rowFloats * height)
         pixels.withUnsafeBufferPointer { input in
             middle.withUnsafeMutableBufferPointer { mid in
                 horizontal.weights.withUnsafeBufferPointer { weights in
-                    for y in 0..<height {
-                        let row = y * bytesPerRow
-                        let outRow = y * rowFloats
-                        for x in 0..<outWidth {
-                            let start = horizontal.starts[x], count = horizontal.counts[x], offset = horizontal.offsets[x]
-                            let base = outRow + x * channels
-                            for k in 0..<count {
-                                let weight = weights[offset + k]
-                                let source = row + (start + k) * channels
-                                if alpha >= 0 {
-                                    let a = Float(input[source + alpha]) * weight
-                                    for c in 0..<alpha { mid[base + c] += Float(input[source + c]) * a }
-                                    mid[base + alpha] += a
-                                } else {
-                                    for c in 0..<channels { mid[base + c] += Float(input[source + c]) * weight }
+                    horizontal.starts.withUnsafeBufferPointer { starts in
+                        horizontal.counts.withUnsafeBufferPointer { counts in
+                            horizontal.offsets.withUnsafeBufferPointer { offsets in
+                                for y in 0..<height {
+                                    let row = y * bytesPerRow
+                                    var out = y * rowFloats
+                                    for x in 0..<outWidth {
+                                        let count = counts[x], offset = offsets[x]
+                                        var source = row + starts[x] * channels
+                                        switch format {
+                                        case .rgb8:
+                                            var (r, g, b): (Float, Float, Float) = (0, 0, 0)
+                                            for k in 0..<count {
+                                                let weight = weights[offset + k]
+                                                r += Float(input[source]) * weight
+                                                g += Float(input[source + 1]) * weight
+                                                b += Float(input[source + 2]) * weight
+                                                source += 3
+                                            }
+                                            mid[out] = r; mid[out + 1] = g; mid[out + 2] = b
+                                        case .rgba8:
+                                            var (r, g, b, a): (Float, Float, Float, Float) = (0, 0, 0, 0)
+                                            for k in 0..<count {
+                                                let weighted = Float(input[source + 3]) * weights[offset + k]
+                                                r += Float(input[source]) * weighted
+                                                g += Float(input[source + 1]) * weighted
+                                                b += Float(input[source + 2]) * weighted
+                                                a += weighted
+                                                source += 4
+                                            }
+                                            mid[out] = r; mid[out + 1] = g; mid[out + 2] = b; mid[out + 3] = a
+                                        default:
+                                            for k in 0..<count {
+                                                let weight = weights[offset + k]
+                                                if alpha >= 0 {
+                                                    let a = Float(input[source + alpha]) * weight
+                                                    for c in 0..<alpha { mid[out + c] += Float(input[source + c]) * a }
+                                                    mid[out + alpha] += a
+                                                } else {
+                                                    for c in 0..<channels { mid[out + c] += Float(input[source + c]) * weight }
+                                                }
+                                                source += channels
+                                            }
+                                        }
+                                        out += channels
+                                    }
                                 }
                             }
                         }
@@ -168,14 +201,15 @@ enum Resampler {
         return [UInt8](unsafeUninitializedCapacity: rowFloats * outHeight) { out, count in
             middle.withUnsafeBufferPointer { mid in
                 vertical.weights.withUnsafeBufferPointer { weights in
-                    var sums = [Float](repeating: 0, count: rowFloats)
+                    var sumStorage = [Float](repeating: 0, count: rowFloats)
+                    sumStorage.withUnsafeMutableBufferPointer { sums in
                     for y in 0..<outHeight {
                         for i in 0..<rowFloats { sums[i] = 0 }
                         let start = vertical.starts[y], rows = vertical.counts[y], offset = vertical.offsets[y]
                         for k in 0..<rows {
                             let weight = weights[offset + k]
-                            let source = (start + k) * rowFloats
-                            for i in 0..<rowFloats { sums[i] += mid[source + i] * weight }
+                            let source = mid.baseAddress! + (start + k) * rowFloats
+                            for i in 0..<rowFloats { sums[i] += source[i] * weight }
                         }
                         let outRow = y * rowFloats
                         for x in 0..<outWidth {
@@ -190,6 +224,7 @@ enum Resampler {
                                 for c in 0..<channels { out[outRow + base + c] = clampToByte(sums[base + c]) }
                             }
                         }
+                    }
                     }
                 }
             }

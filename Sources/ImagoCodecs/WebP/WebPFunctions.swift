@@ -17,8 +17,9 @@ extension CodecFunctions {
     /// the file's loop count (`0` = forever). With a frame index, the frames
     /// before it are decoded to composite it, and a one-frame image is
     /// returned with that frame's duration and the file's loop count.
-    /// The table decodes at full size; ``CodecDecoder`` then resizes to
-    /// ``ImageDecodingOptions/maximumPixelSize`` when one is set.
+    /// With ``ImageDecodingOptions/maximumPixelSize``, a still image is scaled
+    /// by libwebp while decoding; animations are decoded at full size and
+    /// ``CodecDecoder`` resizes them.
     ///
     /// Errors are ``CodecError`` values with `library == "libwebp"`.
     ///
@@ -31,18 +32,21 @@ extension CodecFunctions {
             let header = try WebPHeader(reading: data)
             return OpenedImage(width: header.width, height: header.height, frameCount: header.frameCount, state: header)
         },
-        makeImage: { opened, frameIndex, _ in
+        makeImage: { opened, frameIndex, options in
             guard let header = opened.state as? WebPHeader else {
                 throw CodecError(.invalidRequest("the image was not opened by the WebP codec"))
             }
             if let frameIndex, !(0..<header.frameCount).contains(frameIndex) {
                 throw CodecError(.invalidRequest("frame \(frameIndex) was requested; the image has \(header.frameCount)"))
             }
-            return if header.animation != nil {
-                try WebPAnimation.decode(header, frameIndex: frameIndex)
-            } else {
-                try header.decodeStill()
+            if header.animation != nil {
+                return try WebPAnimation.decode(header, frameIndex: frameIndex)
             }
+            // A thumbnail of a still image: let libwebp scale while decoding.
+            if let longer = options.maximumPixelSize, max(header.width, header.height) > longer {
+                return try header.decodeStill(scaledTo: Thumbnail(maximumPixelSize: longer).scaledSize(width: header.width, height: header.height))
+            }
+            return try header.decodeStill()
         }
     )
 }
@@ -93,6 +97,38 @@ struct WebPHeader: Sendable {
     }
 
     /// Decodes a still image directly into the pixel buffer of the result.
+    /// Decodes a still image at `size`, smaller than the image, with libwebp's
+    /// own rescaler (area averaging in YUV, before colour conversion), straight
+    /// into the returned buffer.
+    func decodeStill(scaledTo size: (width: Int, height: Int)) throws -> Image {
+        let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
+        let bytesPerRow = size.width * pixelFormat.bytesPerPixel
+        let byteCount = bytesPerRow * size.height
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION) != 0,
+              let width = Int32(exactly: size.width), let height = Int32(exactly: size.height),
+              let stride = Int32(exactly: bytesPerRow) else {
+            throw CodecError(.stillDecodingFailed)
+        }
+        config.options.use_scaling = 1
+        config.options.scaled_width = width
+        config.options.scaled_height = height
+        config.output.colorspace = hasAlpha ? MODE_RGBA : MODE_RGB
+        config.output.is_external_memory = 1
+        let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
+            config.output.u.RGBA.rgba = buffer.baseAddress
+            config.output.u.RGBA.stride = stride
+            config.output.u.RGBA.size = byteCount
+            let status = data.withUnsafeBytes { raw in
+                let input = raw.bindMemory(to: UInt8.self)
+                return WebPDecode(input.baseAddress, input.count, &config)
+            }
+            guard status == VP8_STATUS_OK else { throw CodecError(.stillDecodingFailed) }
+            count = byteCount
+        }
+        return Image(width: size.width, height: size.height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
+    }
+
     func decodeStill() throws -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         let bytesPerRow = width * pixelFormat.bytesPerPixel
