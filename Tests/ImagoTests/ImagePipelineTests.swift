@@ -130,7 +130,8 @@ import FoundationNetworking
         loader.stub(blocker, MockResponse.image(TestImages.pngSignature).held())
         let names = ["low", "normal", "high", "raised"]
         for name in names { loader.stub(URL(string: "https://img.example/\(name).png")!, .image(TestImages.pngSignature)) }
-        let pipeline = pipeline(downloads: 1)
+        // Decodes are plentiful, so only the download queue orders the work.
+        let pipeline = pipeline(downloads: 1, decodes: 8)
         let first = pipeline.imageTask(for: ImageRequest(url: blocker))
         let blocking = await loader.waitForTask(for: blocker)
         let priorities: [ImageRequest.Priority] = [.low, .normal, .high, .veryLow]
@@ -145,6 +146,24 @@ import FoundationNetworking
         for task in tasks { _ = try await task.response }
         let order = loader.requests.dropFirst().map { $0.url!.deletingPathExtension().lastPathComponent }
         #expect(order == ["raised", "high", "normal", "low"])
+    }
+
+    @Test func downloadsDoNotRunAheadOfDecoding() async throws {
+        // 1 download + 1 decode slot: at most two decodes may hold bytes, so
+        // with the first decode blocked no third download starts.
+        let urls = (0..<4).map { URL(string: "https://img.example/backlog-\($0).png")! }
+        for url in urls { loader.stub(url, .image(TestImages.pngSignature)) }
+        let gate = DecodeGate()
+        let pipeline = ImagePipeline(configuration: .init(
+            dataLoader: loader, imageCache: memory, decoder: gate,
+            maximumConcurrentDownloads: 1, maximumConcurrentDecodes: 1, workQueue: DispatchQueue(label: "decode")
+        ))
+        let tasks = urls.map { pipeline.imageTask(for: ImageRequest(url: $0)) }
+        await eventually { gate.waiting == 1 && loader.tasks.count == 2 }
+        #expect(loader.tasks.count == 2)
+        gate.open()
+        for task in tasks { _ = try await task.response }
+        #expect(loader.tasks.count == 4)
     }
 
     @Test func progressIsReportedAsEvents() async throws {
@@ -261,5 +280,31 @@ import FoundationNetworking
         #expect(await caughtError { try await call.value } is CancellationError)
         await eventually { download.cancelCount == 1 }
         #expect(download.cancelCount == 1)
+    }
+}
+
+/// A decoder that blocks until the test opens it, counting who waits.
+final class DecodeGate: ImageDecoding, @unchecked Sendable {
+    // @unchecked Sendable: every field is guarded by `condition`.
+    private let condition = NSCondition()
+    private var isOpen = false
+    private var waitingCount = 0
+
+    var waiting: Int { condition.lock(); defer { condition.unlock() }; return waitingCount }
+
+    func open() {
+        condition.lock()
+        isOpen = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        condition.lock()
+        waitingCount += 1
+        while !isOpen { condition.wait() }
+        waitingCount -= 1
+        condition.unlock()
+        return TestImages.solid(width: 1, height: 1)
     }
 }

@@ -45,9 +45,14 @@ public final class ImagePipeline: Sendable {
         imageJobs = JobRegistry(queue: WorkQueue(maximumConcurrency: configuration.maximumConcurrentDecodes))
         processingQueue = WorkQueue(maximumConcurrency: configuration.maximumConcurrentProcessing)
         processingJobs = JobRegistry(queue: processingQueue)
+        decodeAdmission = WorkQueue(maximumConcurrency: configuration.maximumConcurrentDownloads + configuration.maximumConcurrentDecodes)
     }
 
     let processingQueue: WorkQueue
+    /// Bounds the decodes that hold downloaded bytes (downloading, or waiting
+    /// for a decode slot): downloads cannot run ahead of decoding and pile
+    /// up bytes in memory.
+    let decodeAdmission: WorkQueue
     let processingJobs: JobRegistry<Decoded>
 
     /// Counts of the work the pipeline started and merged.
@@ -136,6 +141,10 @@ public final class ImagePipeline: Sendable {
     /// The decoded image, shared by every request for the same URL and size.
     private func decoded(_ request: ImageRequest, subscription: JobSubscription, onProgress: @escaping @Sendable (LoadingProgress) -> Void) async throws -> Decoded {
         try await imageJobs.value(for: request.decodeKey, subscription: subscription, onProgress: onProgress) { job in
+            let admission = self.decodeAdmission
+            job.observePriority { [id = job.id] priority in admission.update(id: id, priority: priority) }
+            try await admission.acquire(id: job.id, priority: job.priority)
+            defer { admission.release() }
             let upstream = JobSubscription(priority: job.priority)
             job.observePriority { upstream.setPriority($0) }
             let loaded = try await self.data(for: request, subscription: upstream, onProgress: job.report)

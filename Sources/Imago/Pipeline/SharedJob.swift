@@ -109,6 +109,7 @@ final class SharedJob<Value: Sendable>: Sendable {
                 return (removed?.continuation, nil, false)
             }
             state.isCancelled = true
+            defer { state.task = nil; state.observers = [] }
             return (removed?.continuation, state.task, true)
         }
         continuation?.resume(throwing: CancellationError())
@@ -169,6 +170,9 @@ final class SharedJob<Value: Sendable>: Sendable {
         let continuations = state.withLock { state -> [CheckedContinuation<Value, any Error>]? in
             guard state.result == nil, !state.isCancelled else { return nil }
             state.result = result
+            // The task captured the job; dropping it here breaks that cycle.
+            state.task = nil
+            state.observers = []
             let waiting = state.subscribers.values.compactMap(\.continuation)
             for key in state.subscribers.keys { state.subscribers[key]?.continuation = nil }
             return waiting
