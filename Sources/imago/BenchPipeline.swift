@@ -33,6 +33,9 @@ extension Bench {
         @Option(help: ArgumentHelp("Serve only JPEGs of this size, such as 4000x3000 (built-in server only).", valueName: "WxH"))
         var photoSize: String?
 
+        @Flag(help: "Request the first image --images times at once, to check that they share one download and one decode.")
+        var sameURL = false
+
         @Flag(help: "One JSON object, on one line.")
         var json = false
 
@@ -53,6 +56,7 @@ extension Bench {
                 server = try await LoopbackServer.start(handler: samples.handler)
                 urls = samples.paths(count: images).map { server!.url($0) }
             }
+            let requested = sameURL ? Array(repeating: urls[0], count: images) : urls
             var loaderConfiguration = URLSessionDataLoader.Configuration()
             loaderConfiguration.maximumConnectionsPerHost = concurrency
             let pipeline = ImagePipeline(configuration: .init(
@@ -64,7 +68,7 @@ extension Bench {
             ))
             let started = ContinuousClock.now
             let failures = await withTaskGroup(of: Bool.self) { group in
-                for url in urls {
+                for url in requested {
                     group.addTask { (try? await pipeline.image(for: ImageRequest(url: url, maximumPixelSize: maxSize > 0 ? maxSize : nil))) != nil }
                 }
                 var failures = 0
@@ -76,13 +80,13 @@ extension Bench {
             let statistics = pipeline.statistics
             if json {
                 Output.line(JSONValue.object([
-                    ("benchmark", .string("pipeline")), ("images", .int(urls.count)), ("concurrency", .int(concurrency)),
-                    ("seconds", .double(seconds)), ("images_per_s", .double(Double(urls.count) / seconds)),
+                    ("benchmark", .string("pipeline")), ("images", .int(requested.count)), ("concurrency", .int(concurrency)),
+                    ("seconds", .double(seconds)), ("images_per_s", .double(Double(requested.count) / seconds)),
                     ("downloads", .int(statistics.downloads)), ("decodes", .int(statistics.decodes)), ("failures", .int(failures)),
                 ]).text)
             } else {
                 Output.line(String(format: "%d images in %.3f s: %.1f images/s (concurrency %d, %d downloads, %d decodes, %d failures)",
-                                   urls.count, seconds, Double(urls.count) / seconds, concurrency, statistics.downloads, statistics.decodes, failures))
+                                   requested.count, seconds, Double(requested.count) / seconds, concurrency, statistics.downloads, statistics.decodes, failures))
             }
             if failures > 0 { throw ExitCode(1) }
         }

@@ -242,6 +242,15 @@ import Testing
         #expect((line["images_per_s"] as? Double ?? 0) > 0)
     }
 
+    @Test func aThousandRequestsForOneURLOverLoopbackShareOneDownloadAndOneDecode() throws {
+        let run = try imago("bench", "pipeline", "--images", "1000", "--same-url", "--memory-cache", "64", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["images"] as? Int == 1000)
+        #expect(line["downloads"] as? Int == 1)
+        #expect(line["decodes"] as? Int == 1)
+    }
+
     @Test func benchClientReportsNanosecondsPerHit() throws {
         let run = try imago("bench", "client", "--iterations", "1000", "--json")
         #expect(run.status == 0, "\(run.stderr)")
