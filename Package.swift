@@ -62,6 +62,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Drawing images in a terminal with 24-bit colour half blocks.
+        .target(name: "TerminalRendering", dependencies: ["Imago"], swiftSettings: swiftSettings),
         // The album-list demo's models: app code written against Imago's protocols.
         .target(name: "AlbumList", dependencies: ["Imago"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -70,6 +72,7 @@ let package = Package(
                 "Imago",
                 "ImagoCodecs",
                 "LoopbackServer",
+                "TerminalRendering",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -93,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: ["imago", "Imago", "ImagoCodecs", "ImagoTesting", "LoopbackServer"],
+            dependencies: ["imago", "Imago", "ImagoCodecs", "ImagoTesting", "LoopbackServer", "TerminalRendering"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

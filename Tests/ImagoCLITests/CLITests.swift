@@ -229,6 +229,19 @@ import Testing
         #expect(try imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
     }
 
+    // MARK: show
+
+    @Test func showDrawsTheImageWithHalfBlocks() throws {
+        let file = fixtures.appendingPathComponent("quad.png")
+        try ImageEncoders.png().encode(Image(width: 2, height: 2, pixelFormat: .rgb8, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])).write(to: file)
+        let run = try imago("show", "--width", "2", file.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let esc = "\u{1B}"
+        #expect(run.stdout == "\(esc)[38;2;255;0;0m\(esc)[48;2;0;0;255m▀\(esc)[38;2;0;255;0m\(esc)[48;2;255;255;255m▀\(esc)[0m\n")
+        #expect(try imago("show", path("missing.png")).status == 1)
+        #expect(try imago("show", "--width", "0", file.path).status == 2)
+    }
+
     // MARK: bench
 
     @Test func benchPipelineLoadsEveryImageOnceOverLoopback() throws {
