@@ -27,7 +27,8 @@ extension CodecFunctions {
             }
             let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
             let image = try TurboJPEG.withDecompressor { decompressor in
-                try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace)
+                try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
+                                            fast: size.width < opened.width)
             }
             return image.applying(state.orientation)
         }
@@ -70,7 +71,10 @@ struct TurboJPEG: ~Copyable {
     }
 
     /// Decodes at `width` x `height`, which must be a size the library can scale to.
-    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32) throws -> Image {
+    ///
+    /// - Parameter fast: Use the fast chroma upsampling, for a thumbnail that
+    ///   is scaled down afterwards anyway.
+    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32, fast: Bool = false) throws -> Image {
         let isGray = colorspace == Int32(TJCS_GRAY.rawValue)
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         let pixelFormat: TJPF = isGray ? TJPF_GRAY : isCMYK ? TJPF_CMYK : TJPF_RGB
@@ -81,7 +85,7 @@ struct TurboJPEG: ~Copyable {
             status = data.withUnsafeBytes { raw in
                 tjDecompress2(
                     handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count),
-                    buffer.baseAddress, Int32(width), Int32(stride), Int32(height), Int32(pixelFormat.rawValue), 0
+                    buffer.baseAddress, Int32(width), Int32(stride), Int32(height), Int32(pixelFormat.rawValue), fast ? TJFLAG_FASTUPSAMPLE : 0
                 )
             }
             // On failure the buffer may be partly written; it is discarded below.
