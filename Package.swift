@@ -64,6 +64,8 @@ let package = Package(
         ),
         // Drawing images in a terminal with 24-bit colour half blocks.
         .target(name: "TerminalRendering", dependencies: ["Imago"], swiftSettings: swiftSettings),
+        // The demo's sample album server (feed and generated artwork on loopback).
+        .target(name: "SampleServer", dependencies: ["Imago", "ImagoCodecs", "LoopbackServer"], swiftSettings: swiftSettings),
         // The album-list demo's models: app code written against Imago's protocols.
         .target(name: "AlbumList", dependencies: ["Imago"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -73,6 +75,8 @@ let package = Package(
                 "ImagoCodecs",
                 "LoopbackServer",
                 "TerminalRendering",
+                "SampleServer",
+                "AlbumList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -64,4 +64,12 @@ public enum HalfBlockRenderer {
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
     }
+
+    /// The terminal's height in rows: the window size of standard output,
+    /// else `$LINES`, else 24.
+    public static var terminalRows: Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
+        return ProcessInfo.processInfo.environment["LINES"].flatMap(Int.init) ?? 24
+    }
 }

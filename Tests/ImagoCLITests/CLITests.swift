@@ -229,6 +229,43 @@ import Testing
         #expect(try imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
     }
 
+    // MARK: albums
+
+    @Test func albumsShowsTheSampleFeedWithArtworkOffline() throws {
+        let run = try imago("albums", "--limit", "5")
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.lines
+        #expect(lines.count == 6)
+        #expect(lines.first == "1. The Paper Kites – Lantern Hours: artwork 170x170")
+        #expect(lines.prefix(5).allSatisfy { $0.hasSuffix(": artwork 170x170") })
+        #expect(lines.last?.hasPrefix("5 albums, 5 images loaded (network 5, disk 0, memory 0), 0 failed") == true)
+    }
+
+    @Test func albumsShowsAnImageErrorOnItsRowAndKeepsTheList() async throws {
+        let server = try await LoopbackServer.start()
+        server.route("/feed.json", .ok(Data(#"""
+            {"feed":{"entry":[
+              {"im:name":{"label":"Good"},"im:artist":{"label":"A"},"im:image":[{"label":"\#(server.url("/good.png"))","attributes":{"height":"100"}}]},
+              {"im:name":{"label":"Gone"},"im:artist":{"label":"B"},"im:image":[{"label":"\#(server.url("/gone.png"))","attributes":{"height":"100"}}]}
+            ]}}
+            """#.utf8), contentType: "application/json"))
+        server.route("/good.png", .ok(try ImageEncoders.png().encode(TestImages.solid(width: 4, height: 4)), contentType: "image/png"))
+        let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
+        try await server.stop()
+        #expect(run.status == 1)
+        #expect(run.lines.first == "1. A – Good: artwork 4x4")
+        #expect(run.lines.dropFirst().first?.hasPrefix("2. B – Gone: error:") == true)
+        #expect(run.lines.last?.contains("1 images loaded") == true)
+    }
+
+    @Test func albumsWithABrokenFeedFailsWithTheReason() async throws {
+        let server = try await LoopbackServer.start(routes: ["/feed.json": .text("<html>down</html>", status: 500, contentType: "text/html")])
+        let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
+        try await server.stop()
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("feed.json"))
+    }
+
     // MARK: show
 
     @Test func showDrawsTheImageWithHalfBlocks() throws {
