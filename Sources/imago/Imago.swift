@@ -10,7 +10,7 @@ struct ImagoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "imago",
         abstract: "Fetch, inspect, convert and benchmark images with the Imago library.",
-        subcommands: [Info.self, Fetch.self, Show.self, Albums.self, Bench.self, Demo.self]
+        subcommands: [Info.self, Fetch.self, Show.self, Albums.self, Bench.self]
     )
 
     /// Runs the command, mapping argument errors to exit status 2.
