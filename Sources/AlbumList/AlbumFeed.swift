@@ -12,19 +12,23 @@ public struct AlbumFeed: Decodable, Sendable, Equatable {
         public var artist: String
         /// Artwork URLs, smallest first.
         public var artworkURLs: [URL]
+        /// What is wrong with the feed's entry, if anything (shown on its row).
+        public var problem: String?
 
         /// Creates an album.
-        public init(name: String, artist: String, artworkURLs: [URL]) {
+        public init(name: String, artist: String, artworkURLs: [URL], problem: String? = nil) {
             self.name = name
             self.artist = artist
             self.artworkURLs = artworkURLs
+            self.problem = problem
         }
 
         /// The largest artwork, the one rows load and scale down.
         public var largestArtworkURL: URL? { artworkURLs.last }
     }
 
-    /// The albums, in feed order. Entries without a name or artist are skipped.
+    /// The albums, in feed order. An entry without a name or an artist is
+    /// kept, with a ``Album/problem`` saying so, so its row can show it.
     public var albums: [Album]
 
     /// Creates a feed.
@@ -55,12 +59,18 @@ public struct AlbumFeed: Decodable, Sendable, Equatable {
 
     public init(from decoder: any Decoder) throws {
         let feed = try decoder.container(keyedBy: CodingKeys.self).decode(Feed.self, forKey: .feed)
-        albums = (feed.entry ?? []).compactMap { entry in
-            guard let name = entry.name?.label, let artist = entry.artist?.label else { return nil }
+        albums = (feed.entry ?? []).map { entry in
+            let problem: String? = switch (entry.name?.label, entry.artist?.label) {
+            case (nil, nil): "the feed entry has no name and no artist"
+            case (nil, _): "the feed entry has no name"
+            case (_, nil): "the feed entry has no artist"
+            default: nil
+            }
             let images = (entry.images ?? [])
                 .compactMap { image in URL(string: image.label).map { (url: $0, height: Int(image.attributes?.height ?? "") ?? 0) } }
                 .sorted { $0.height < $1.height }
-            return Album(name: name, artist: artist, artworkURLs: images.map(\.url))
+            return Album(name: entry.name?.label ?? "(no name)", artist: entry.artist?.label ?? "(no artist)",
+                         artworkURLs: images.map(\.url), problem: problem)
         }
     }
 }

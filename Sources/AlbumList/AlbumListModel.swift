@@ -84,7 +84,8 @@ public final class AlbumListModel: Sendable {
             let feed = try await network.json(AlbumFeed.self, for: URLRequest(url: feedURL))
             let rows = feed.albums.prefix(limit).map { AlbumRowModel(album: $0, onChange: onChange) }
             for row in rows {
-                images.setImage(on: row, from: row.album.largestArtworkURL, placeholder: placeholder)
+                // A broken entry shows its placeholder and its problem; nothing is loaded.
+                images.setImage(on: row, from: row.album.problem == nil ? row.album.largestArtworkURL : nil, placeholder: placeholder)
             }
             state = .loaded(Array(rows))
         } catch {

@@ -122,6 +122,7 @@ final class AlbumListView: @unchecked Sendable {
     }
 
     private func error(of row: AlbumRowModel) -> String? {
+        if let problem = row.album.problem { return problem }
         guard let url = row.album.largestArtworkURL?.absoluteString else { return "no artwork in the feed" }
         return failures.withLock { $0.first { $0.hasPrefix(url) } }.map { String($0.dropFirst(url.count + 2)) }
     }

@@ -246,7 +246,8 @@ import Testing
         server.route("/feed.json", .ok(Data(#"""
             {"feed":{"entry":[
               {"im:name":{"label":"Good"},"im:artist":{"label":"A"},"im:image":[{"label":"\#(server.url("/good.png"))","attributes":{"height":"100"}}]},
-              {"im:name":{"label":"Gone"},"im:artist":{"label":"B"},"im:image":[{"label":"\#(server.url("/gone.png"))","attributes":{"height":"100"}}]}
+              {"im:name":{"label":"Gone"},"im:artist":{"label":"B"},"im:image":[{"label":"\#(server.url("/gone.png"))","attributes":{"height":"100"}}]},
+              {"im:name":{"label":"Nameless"},"im:image":[]}
             ]}}
             """#.utf8), contentType: "application/json"))
         server.route("/good.png", .ok(try ImageEncoders.png().encode(TestImages.solid(width: 4, height: 4)), contentType: "image/png"))
@@ -255,7 +256,9 @@ import Testing
         #expect(run.status == 1)
         #expect(run.lines.first == "1. A – Good: artwork 4x4")
         #expect(run.lines.dropFirst().first?.hasPrefix("2. B – Gone: error:") == true)
-        #expect(run.lines.last?.contains("1 images loaded") == true)
+        #expect(run.lines.dropFirst(2).first == "3. (no artist) – Nameless: error: the feed entry has no artist")
+        #expect(run.lines.last?.contains("3 albums, 1 images loaded") == true)
+        #expect(run.lines.last?.contains("2 failed") == true)
     }
 
     @Test func albumsWithABrokenFeedFailsWithTheReason() async throws {
