@@ -37,7 +37,7 @@ public struct SampleAlbumServer: Sendable {
                 let path = "/art/\(index)/\(size)x\(size)." + (isJPEG ? "jpg" : "png")
                 routes[path] = ServedResponse(headers: [
                     ("Content-Type", isJPEG ? "image/jpeg" : "image/png"),
-                    ("ETag", "\"\(String(Checksum.fnv(data), radix: 16))\""),
+                    ("ETag", "\"\(String(fnv1a(data), radix: 16))\""),
                     ("Cache-Control", "public, max-age=3600"),
                 ], body: data)
                 images.append(#"{"label":"\#(server.url(path).absoluteString)","attributes":{"height":"\#(size)"}}"#)
@@ -83,9 +83,7 @@ public struct SampleAlbumServer: Sendable {
     }
 }
 
-/// FNV-1a, for ETags.
-enum Checksum {
-    static func fnv(_ data: Data) -> UInt64 {
-        data.reduce(0xCBF2_9CE4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
+/// FNV-1a of the bytes, for ETags.
+private func fnv1a(_ data: Data) -> UInt64 {
+    data.reduce(0xCBF2_9CE4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
 }

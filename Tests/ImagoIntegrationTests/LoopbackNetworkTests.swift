@@ -48,6 +48,13 @@ import FoundationNetworking
         )
     }
 
+    /// A client over a URLSession loader configured by `configure`.
+    private func client(_ configure: (inout URLSessionDataLoader.Configuration) -> Void) -> NetworkClient {
+        var configuration = URLSessionDataLoader.Configuration()
+        configure(&configuration)
+        return NetworkClient(loader: URLSessionDataLoader(configuration: configuration), imageDecoder: ImageDecoderRegistry([.png: decoder]))
+    }
+
     private func image(_ path: String, client: NetworkClient? = nil) async -> (any Error)? {
         let client = client ?? self.client
         return await caughtError { try await client.image(for: URLRequest(url: server.url(path))) }
@@ -103,9 +110,7 @@ import FoundationNetworking
     }
 
     @Test func unfollowedRedirectFailsWithItsStatus() async {
-        var configuration = URLSessionDataLoader.Configuration()
-        configuration.followsRedirects = false
-        let client = NetworkClient(loader: URLSessionDataLoader(configuration: configuration), imageDecoder: ImageDecoderRegistry([.png: decoder]))
+        let client = client { $0.followsRedirects = false }
         let error = await image("/moved", client: client) as? NetworkClientError
         #expect(error?.responseError?.code == .unacceptableStatus)
         #expect(error?.statusCode == 301)
@@ -159,26 +164,20 @@ import FoundationNetworking
     }
 
     @Test func declaredLengthOverTheLimitFailsBeforeTheBody() async {
-        var configuration = URLSessionDataLoader.Configuration()
-        configuration.maximumResponseSize = 1_000
-        let client = NetworkClient(loader: URLSessionDataLoader(configuration: configuration), imageDecoder: ImageDecoderRegistry([.png: decoder]))
+        let client = client { $0.maximumResponseSize = 1_000 }
         let error = await image("/cat.png", client: client) as? NetworkClientError
         #expect((error?.underlying as? DataLoadingError)?.code == .responseTooLarge)
     }
 
     @Test func streamedBodyOverTheLimitIsCutOff() async {
-        var configuration = URLSessionDataLoader.Configuration()
-        configuration.maximumResponseSize = 1_000
-        let client = NetworkClient(loader: URLSessionDataLoader(configuration: configuration), imageDecoder: ImageDecoderRegistry([.png: decoder]))
+        let client = client { $0.maximumResponseSize = 1_000 }
         let error = await image("/chunked", client: client) as? NetworkClientError
         #expect((error?.underlying as? DataLoadingError)?.code == .responseTooLarge)
         #expect(decoder.calls.isEmpty)
     }
 
     @Test func idleTimeoutIsATransportFailure() async {
-        var configuration = URLSessionDataLoader.Configuration()
-        configuration.idleTimeout = 1
-        let client = NetworkClient(loader: URLSessionDataLoader(configuration: configuration), imageDecoder: ImageDecoderRegistry([.png: decoder]))
+        let client = client { $0.idleTimeout = 1 }
         let error = await image("/stalled", client: client) as? NetworkClientError
         let loading = error?.underlying as? DataLoadingError
         #expect(loading?.code == .transport)

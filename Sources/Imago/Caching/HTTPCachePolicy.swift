@@ -74,13 +74,21 @@ public enum HTTPCachePolicy {
 
     /// Parses an HTTP date (IMF-fixdate, and the two obsolete forms).
     static func httpDate(_ text: String) -> Date? {
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+        dateFormatters.withLock { formatters in
+            formatters.lazy.compactMap { $0.date(from: text) }.first
+        }
+    }
+
+    /// Creating a `DateFormatter` costs far more than parsing with one, and
+    /// this runs for every cached response: the three are made once, and
+    /// used under a lock because `DateFormatter` is not thread-safe.
+    private static let dateFormatters = Locked(
+        ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"].map { format in
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
+            return formatter
         }
-        return nil
-    }
+    )
 }

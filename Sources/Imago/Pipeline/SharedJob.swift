@@ -214,8 +214,6 @@ final class JobRegistry<Value: Sendable>: Sendable {
     var startedCount: Int { state.withLock { $0.started } }
     /// How many requests joined a job already in flight instead of starting one.
     var joinedCount: Int { state.withLock { $0.joined } }
-    /// How many jobs are in flight.
-    var activeCount: Int { state.withLock { $0.jobs.count } }
 
     /// The value for `key`: joins the job in flight, or starts one with `work`.
     func value(

@@ -23,11 +23,6 @@ final class WorkQueue: Sendable {
         self.maximumConcurrency = maximumConcurrency
     }
 
-    /// The number of jobs waiting for a slot.
-    var waitingCount: Int { state.withLock { $0.waiters.count } }
-    /// The number of jobs holding a slot.
-    var runningCount: Int { state.withLock { $0.running } }
-
     /// Waits for a slot. Throws `CancellationError` if the calling task is
     /// cancelled before it gets one. Every successful call needs one ``release()``.
     func acquire(id: UInt64, priority: ImageRequest.Priority) async throws {

@@ -9,7 +9,7 @@ import FoundationNetworking
 struct SourceLoader: Sendable {
     let client: NetworkClient
 
-    init(client: NetworkClient = NetworkClient(imageDecoder: ImageDecoders.all)) {
+    init(client: NetworkClient = NetworkClient()) {
         self.client = client
     }
 
