@@ -85,7 +85,12 @@ private final class AsyncLoad: Sendable {
     private func handle(_ event: DataLoadingEvent) {
         switch event {
         case .response(let response):
-            state.withLock { $0.response = response }
+            state.withLock { state in
+                state.response = response
+                // Room for the announced body up front (capped: the header may lie).
+                let expected = response.expectedContentLength
+                if expected > 0 && state.body.isEmpty { state.body.reserveCapacity(Int(min(expected, 16 << 20))) }
+            }
         case .data(let chunk):
             let report = state.withLock { state -> LoadingProgress? in
                 guard state.continuation != nil else { return nil }

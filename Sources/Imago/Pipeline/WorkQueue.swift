@@ -1,18 +1,73 @@
 
 /// Lets at most `maximumConcurrency` jobs run at once; waiting jobs start
 /// by priority, then in arrival order. One per pipeline stage.
+///
+/// Every operation is O(1) or O(log n) in the number of waiters (a priority
+/// change is O(n) in the worst case), so thousands of queued requests cost
+/// nothing per release.
 final class WorkQueue: Sendable {
     private struct Waiter {
-        let id: UInt64
         var priority: ImageRequest.Priority
         let order: UInt64
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// The ids waiting at one priority, in arrival order. Entries go stale
+    /// when their waiter leaves or moves to another level; they are skipped
+    /// when reached.
+    private struct Level {
+        var entries: [(order: UInt64, id: UInt64)] = []
+        var head = 0
+
+        /// Inserts keeping arrival order (a moved waiter keeps its place in line).
+        mutating func insert(order: UInt64, id: UInt64) {
+            if entries.last.map({ $0.order < order }) ?? true {
+                entries.append((order, id))
+                return
+            }
+            var low = head, high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].order < order { low = middle + 1 } else { high = middle }
+            }
+            if low < entries.count && entries[low].order == order { return }
+            entries.insert((order, id), at: low)
+        }
+
+        /// Drops consumed entries once they are most of the storage.
+        mutating func compact() {
+            if head == entries.count {
+                entries.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 64 && head * 2 > entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
     private struct State {
         var running = 0
-        var waiters: [Waiter] = []
         var order: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var levels = Array(repeating: Level(), count: ImageRequest.Priority.allCases.count)
+
+        /// Removes and returns the most urgent waiter.
+        mutating func popMostUrgent() -> Waiter? {
+            for level in levels.indices.reversed() {
+                while levels[level].head < levels[level].entries.count {
+                    let entry = levels[level].entries[levels[level].head]
+                    levels[level].head += 1
+                    if let waiter = waiters[entry.id], waiter.order == entry.order, waiter.priority.rawValue == level {
+                        waiters[entry.id] = nil
+                        levels[level].compact()
+                        return waiter
+                    }
+                }
+                levels[level].compact()
+            }
+            return nil
+        }
     }
 
     let maximumConcurrency: Int
@@ -25,6 +80,7 @@ final class WorkQueue: Sendable {
 
     /// Waits for a slot. Throws `CancellationError` if the calling task is
     /// cancelled before it gets one. Every successful call needs one ``release()``.
+    /// `id` must not belong to another job waiting in this queue.
     func acquire(id: UInt64, priority: ImageRequest.Priority) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -36,8 +92,10 @@ final class WorkQueue: Sendable {
                         state.running += 1
                         return true
                     }
+                    precondition(state.waiters[id] == nil, "job \(id) is already waiting in this queue")
                     state.order += 1
-                    state.waiters.append(Waiter(id: id, priority: priority, order: state.order, continuation: continuation))
+                    state.waiters[id] = Waiter(priority: priority, order: state.order, continuation: continuation)
+                    state.levels[priority.rawValue].insert(order: state.order, id: id)
                     return false
                 }
                 switch outcome {
@@ -47,10 +105,7 @@ final class WorkQueue: Sendable {
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
@@ -58,24 +113,23 @@ final class WorkQueue: Sendable {
     /// Gives a slot back: the most urgent waiter takes it.
     func release() {
         let next = state.withLock { state -> Waiter? in
-            guard let index = state.waiters.indices.max(by: { a, b in
-                let (x, y) = (state.waiters[a], state.waiters[b])
-                return x.priority != y.priority ? x.priority < y.priority : x.order > y.order
-            }) else {
+            guard let waiter = state.popMostUrgent() else {
                 state.running -= 1
                 return nil
             }
-            return state.waiters.remove(at: index)
+            return waiter
         }
         next?.continuation.resume()
     }
 
-    /// Changes the priority of a waiting job; no effect once it runs.
+    /// Changes the priority of a waiting job; no effect once it runs. The
+    /// job keeps its place in arrival order within its new level.
     func update(id: UInt64, priority: ImageRequest.Priority) {
         state.withLock { state in
-            if let index = state.waiters.firstIndex(where: { $0.id == id }) {
-                state.waiters[index].priority = priority
-            }
+            guard var waiter = state.waiters[id], waiter.priority != priority else { return }
+            waiter.priority = priority
+            state.waiters[id] = waiter
+            state.levels[priority.rawValue].insert(order: waiter.order, id: id)
         }
     }
 }

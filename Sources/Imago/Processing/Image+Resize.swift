@@ -88,44 +88,57 @@ extension Image {
 
 /// A separable resampler: rows first into a float buffer, then columns.
 enum Resampler {
-    /// For each output index, the first input index and the weights of the
-    /// inputs it covers (summing to 1).
+    /// For each output index, the first input index and `taps` weights
+    /// (summing to 1). Every output has the same number of taps, padded with
+    /// zero weights, so the inner loops have a fixed length.
     struct Contributions {
-        var starts: [Int] = []
-        var counts: [Int] = []
-        var weights: [Float] = []   // counts[i] weights per output, flattened
-        var offsets: [Int] = []
+        /// The first input index of each output; `start + taps <= input`.
+        var starts: [Int]
+        /// `taps` weights per output, flattened.
+        var weights: [Float]
+        /// Inputs per output.
+        var taps: Int
 
         init(from input: Int, to output: Int) {
             let scale = Double(input) / Double(output)
+            // The widest span: a box of `scale` inputs can touch ceil(scale) + 1.
+            let taps = min(input, scale >= 1 ? Int(scale.rounded(.up)) + 1 : 2)
+            var starts = [Int](repeating: 0, count: output)
+            var weights = [Float](repeating: 0, count: output * taps)
+            var dense = [Double](repeating: 0, count: taps)
             for index in 0..<output {
-                var entries: [(Int, Double)] = []
+                for k in 0..<taps { dense[k] = 0 }
+                var first: Int
                 if scale >= 1 {
                     // Box filter: exact coverage of [index * scale, (index + 1) * scale).
                     let lower = Double(index) * scale, upper = lower + scale
+                    first = min(Int(lower), input - taps)
+                    var total = 0.0
                     var source = Int(lower)
                     while Double(source) < upper && source < input {
                         let overlap = min(upper, Double(source + 1)) - max(lower, Double(source))
-                        if overlap > 1e-9 { entries.append((source, overlap)) }
+                        if overlap > 1e-9 {
+                            dense[source - first] += overlap
+                            total += overlap
+                        }
                         source += 1
                     }
+                    for k in 0..<taps { dense[k] /= total }
                 } else {
                     // Linear interpolation between the two nearest source centres.
                     let centre = (Double(index) + 0.5) * scale - 0.5
                     let left = Int(centre.rounded(.down))
                     let fraction = centre - Double(left)
-                    entries = [(min(max(left, 0), input - 1), 1 - fraction), (min(max(left + 1, 0), input - 1), fraction)]
+                    first = min(max(left, 0), input - taps)
+                    dense[min(max(left, 0), input - 1) - first] += 1 - fraction
+                    dense[min(max(left + 1, 0), input - 1) - first] += fraction
                 }
-                let total = entries.reduce(0) { $0 + $1.1 }
-                let first = entries.map(\.0).min() ?? 0
-                let last = entries.map(\.0).max() ?? 0
-                var dense = [Double](repeating: 0, count: last - first + 1)
-                for (source, weight) in entries { dense[source - first] += weight / total }
-                starts.append(first)
-                counts.append(dense.count)
-                offsets.append(weights.count)
-                weights.append(contentsOf: dense.map(Float.init))
+                starts[index] = first
+                for k in 0..<taps { weights[index * taps + k] = Float(dense[k]) }
             }
+            self.starts = starts
+            self.weights = weights
+            self.taps = taps
         }
     }
 
@@ -137,6 +150,7 @@ enum Resampler {
         let alpha = format.hasAlpha ? channels - 1 : -1
         let outWidth = horizontal.starts.count, outHeight = vertical.starts.count
         let rowFloats = outWidth * channels
+        let taps = horizontal.taps
         // Pass 1: every input row to outWidth columns, premultiplied by alpha.
         // RGB and RGBA (nearly every image) have loops of their own with the
         // sums in registers; other formats take the general loop.
@@ -145,51 +159,58 @@ enum Resampler {
             middle.withUnsafeMutableBufferPointer { mid in
                 horizontal.weights.withUnsafeBufferPointer { weights in
                     horizontal.starts.withUnsafeBufferPointer { starts in
-                        horizontal.counts.withUnsafeBufferPointer { counts in
-                            horizontal.offsets.withUnsafeBufferPointer { offsets in
-                                for y in 0..<height {
-                                    let row = y * bytesPerRow
-                                    var out = y * rowFloats
-                                    for x in 0..<outWidth {
-                                        let count = counts[x], offset = offsets[x]
-                                        var source = row + starts[x] * channels
-                                        switch format {
-                                        case .rgb8:
-                                            var (r, g, b): (Float, Float, Float) = (0, 0, 0)
-                                            for k in 0..<count {
-                                                let weight = weights[offset + k]
-                                                r += Float(input[source]) * weight
-                                                g += Float(input[source + 1]) * weight
-                                                b += Float(input[source + 2]) * weight
-                                                source += 3
-                                            }
-                                            mid[out] = r; mid[out + 1] = g; mid[out + 2] = b
-                                        case .rgba8:
-                                            var (r, g, b, a): (Float, Float, Float, Float) = (0, 0, 0, 0)
-                                            for k in 0..<count {
-                                                let weighted = Float(input[source + 3]) * weights[offset + k]
-                                                r += Float(input[source]) * weighted
-                                                g += Float(input[source + 1]) * weighted
-                                                b += Float(input[source + 2]) * weighted
-                                                a += weighted
-                                                source += 4
-                                            }
-                                            mid[out] = r; mid[out + 1] = g; mid[out + 2] = b; mid[out + 3] = a
-                                        default:
-                                            for k in 0..<count {
-                                                let weight = weights[offset + k]
-                                                if alpha >= 0 {
-                                                    let a = Float(input[source + alpha]) * weight
-                                                    for c in 0..<alpha { mid[out + c] += Float(input[source + c]) * a }
-                                                    mid[out + alpha] += a
-                                                } else {
-                                                    for c in 0..<channels { mid[out + c] += Float(input[source + c]) * weight }
-                                                }
-                                                source += channels
-                                            }
-                                        }
-                                        out += channels
+                        for y in 0..<height {
+                            let row = y * bytesPerRow
+                            var out = y * rowFloats
+                            var weight = 0
+                            switch format {
+                            case .rgb8:
+                                for x in 0..<outWidth {
+                                    var source = row + starts[x] * 3
+                                    var (r, g, b): (Float, Float, Float) = (0, 0, 0)
+                                    for _ in 0..<taps {
+                                        let w = weights[weight]
+                                        r += Float(input[source]) * w
+                                        g += Float(input[source + 1]) * w
+                                        b += Float(input[source + 2]) * w
+                                        source += 3
+                                        weight += 1
                                     }
+                                    mid[out] = r; mid[out + 1] = g; mid[out + 2] = b
+                                    out += 3
+                                }
+                            case .rgba8:
+                                for x in 0..<outWidth {
+                                    var source = row + starts[x] * 4
+                                    var (r, g, b, a): (Float, Float, Float, Float) = (0, 0, 0, 0)
+                                    for _ in 0..<taps {
+                                        let weighted = Float(input[source + 3]) * weights[weight]
+                                        r += Float(input[source]) * weighted
+                                        g += Float(input[source + 1]) * weighted
+                                        b += Float(input[source + 2]) * weighted
+                                        a += weighted
+                                        source += 4
+                                        weight += 1
+                                    }
+                                    mid[out] = r; mid[out + 1] = g; mid[out + 2] = b; mid[out + 3] = a
+                                    out += 4
+                                }
+                            default:
+                                for x in 0..<outWidth {
+                                    var source = row + starts[x] * channels
+                                    for _ in 0..<taps {
+                                        let w = weights[weight]
+                                        if alpha >= 0 {
+                                            let a = Float(input[source + alpha]) * w
+                                            for c in 0..<alpha { mid[out + c] += Float(input[source + c]) * a }
+                                            mid[out + alpha] += a
+                                        } else {
+                                            for c in 0..<channels { mid[out + c] += Float(input[source + c]) * w }
+                                        }
+                                        source += channels
+                                        weight += 1
+                                    }
+                                    out += channels
                                 }
                             }
                         }
@@ -198,33 +219,35 @@ enum Resampler {
             }
         }
         // Pass 2: columns, then back to bytes (un-premultiplied).
+        let rows = vertical.taps
         return [UInt8](unsafeUninitializedCapacity: rowFloats * outHeight) { out, count in
             middle.withUnsafeBufferPointer { mid in
                 vertical.weights.withUnsafeBufferPointer { weights in
                     var sumStorage = [Float](repeating: 0, count: rowFloats)
                     sumStorage.withUnsafeMutableBufferPointer { sums in
-                    for y in 0..<outHeight {
-                        for i in 0..<rowFloats { sums[i] = 0 }
-                        let start = vertical.starts[y], rows = vertical.counts[y], offset = vertical.offsets[y]
-                        for k in 0..<rows {
-                            let weight = weights[offset + k]
-                            let source = mid.baseAddress! + (start + k) * rowFloats
-                            for i in 0..<rowFloats { sums[i] += source[i] * weight }
-                        }
-                        let outRow = y * rowFloats
-                        for x in 0..<outWidth {
-                            let base = x * channels
-                            if alpha >= 0 {
+                        for y in 0..<outHeight {
+                            for i in 0..<rowFloats { sums[i] = 0 }
+                            let start = vertical.starts[y]
+                            for k in 0..<rows {
+                                let weight = weights[y * rows + k]
+                                if weight == 0 { continue }
+                                let source = mid.baseAddress! + (start + k) * rowFloats
+                                for i in 0..<rowFloats { sums[i] += source[i] * weight }
+                            }
+                            let outRow = out.baseAddress! + y * rowFloats
+                            if alpha < 0 {
+                                for i in 0..<rowFloats { outRow[i] = clampToByte(sums[i]) }
+                                continue
+                            }
+                            for x in 0..<outWidth {
+                                let base = x * channels
                                 let a = sums[base + alpha]
                                 for c in 0..<alpha {
-                                    out[outRow + base + c] = a > 0 ? clampToByte(sums[base + c] / a) : 0
+                                    outRow[base + c] = a > 0 ? clampToByte(sums[base + c] / a) : 0
                                 }
-                                out[outRow + base + alpha] = clampToByte(a)
-                            } else {
-                                for c in 0..<channels { out[outRow + base + c] = clampToByte(sums[base + c]) }
+                                outRow[base + alpha] = clampToByte(a)
                             }
                         }
-                    }
                     }
                 }
             }

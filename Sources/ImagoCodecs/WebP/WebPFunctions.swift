@@ -96,7 +96,6 @@ struct WebPHeader: Sendable {
         }
     }
 
-    /// Decodes a still image directly into the pixel buffer of the result.
     /// Decodes a still image at `size`, smaller than the image, with libwebp's
     /// own rescaler (area averaging in YUV, before colour conversion), straight
     /// into the returned buffer.
@@ -111,6 +110,8 @@ struct WebPHeader: Sendable {
             throw CodecError(.stillDecodingFailed)
         }
         config.options.use_scaling = 1
+        config.options.bypass_filtering = 1
+        config.options.no_fancy_upsampling = 1
         config.options.scaled_width = width
         config.options.scaled_height = height
         config.output.colorspace = hasAlpha ? MODE_RGBA : MODE_RGB
