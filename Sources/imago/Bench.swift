@@ -7,7 +7,7 @@ import ImagoCodecs
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmark decoding and thumbnailing.",
-        subcommands: [Decode.self, Thumbnail.self, Encode.self, Client.self, Pipeline.self, Serve.self]
+        subcommands: [Decode.self, Thumbnail.self, Encode.self, Client.self, Pipeline.self, Serve.self, Soak.self, Cache.self]
     )
 
     /// Options shared by the benchmarks.
