@@ -13,6 +13,9 @@ import Foundation
 /// - When the total size passes ``Configuration/sizeLimit``, the least
 ///   recently used entries (by modification time, refreshed on every hit)
 ///   are deleted until the total is at most ``Configuration/trimRatio`` of it.
+/// - Temporary files left by a writer that crashed are deleted once ten
+///   minutes old, by the next trim or size measurement (every instance
+///   measures at its first store).
 ///
 /// File I/O happens on the caller's thread; call it off the main thread.
 public final class DataCache: DataCaching {
@@ -120,12 +123,7 @@ public final class DataCache: DataCaching {
     /// `limit` bytes; also removes temporary files abandoned by a crashed
     /// writer more than ten minutes ago.
     public func trim(toSize limit: Int) {
-        var files = files()
-        let stale = Date().addingTimeInterval(-600)
-        for file in files where file.isTemporary && file.modified < stale {
-            try? FileManager.default.removeItem(at: file.url)
-        }
-        files.removeAll { $0.isTemporary }
+        var files = sweepingAbandoned(files())
         files.sort { $0.modified < $1.modified }
         var total = files.reduce(0) { $0 + $1.size }
         for file in files where total > limit {
@@ -136,10 +134,26 @@ public final class DataCache: DataCaching {
         size.withLock { $0 = total }
     }
 
+    /// Reads the entries' total size from the directory. Like a trim, it
+    /// removes abandoned temporary files: they are outside the size limit,
+    /// and a cache that stays under the limit never trims, so without this a
+    /// writer killed again and again would leak them without bound. Every
+    /// instance measures at its first store.
     private func measure() -> Int {
-        let total = files().filter { !$0.isTemporary }.reduce(0) { $0 + $1.size }
+        let total = sweepingAbandoned(files()).reduce(0) { $0 + $1.size }
         size.withLock { $0 = total }
         return total
+    }
+
+    /// Deletes the temporary files among `files` last written more than ten
+    /// minutes ago (a live writer's file is younger: it is renamed as soon as
+    /// it is written); returns the entries.
+    private func sweepingAbandoned(_ files: [File]) -> [File] {
+        let stale = Date().addingTimeInterval(-600)
+        for file in files where file.isTemporary && file.modified < stale {
+            try? FileManager.default.removeItem(at: file.url)
+        }
+        return files.filter { !$0.isTemporary }
     }
 
     private struct File {

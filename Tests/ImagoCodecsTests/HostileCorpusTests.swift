@@ -1,0 +1,588 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// Hostile corpora (DESIGN 6): valid seed files of every format, made by the
+/// encoders, the GIF builder or committed fixtures (stills and animations),
+/// then truncated, bit-flipped, header-mutated and spliced with a seeded
+/// generator, so every run feeds the decoders the same few thousand inputs.
+/// Each must come back as a well-formed `Image` or an `ImageDecodingError`
+/// (whose underlying error, if any, is a `CodecError`): never a crash, a
+/// hang or another error. `.ci/run` runs this suite under the address sanitizer.
+@Suite struct HostileCorpusTests {
+    @Test(.timeLimit(.minutes(5)), arguments: [ImageFormat.png, .jpeg, .gif, .webp])
+    func everyMutantDecodesOrThrowsATypedError(format: ImageFormat) throws {
+        let seeds = try Self.seeds(format)
+        #expect(seeds.count >= 3)
+        var mutants: [Mutant] = []
+        for (index, seed) in seeds.enumerated() {
+            // The seed itself must decode, or its mutants prove little.
+            #expect(Self.outcome(of: seed.data, format: format, options: ImageDecodingOptions()) == "image", "\(seed.name)")
+            var generator = SeededGenerator(seed: 0x1_0000 * UInt64(index + 1) + UInt64(format.rawValue.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }))
+            let others = seeds.filter { $0.name != seed.name }.map(\.data)
+            mutants += Mutator(name: seed.name, bytes: [UInt8](seed.data), others: others).all(format: format, using: &generator)
+        }
+        #expect(mutants.count >= 1_000)
+
+        let decoder = ImageDecoders.decoder(for: format)
+        let optionSets = [
+            ImageDecodingOptions(),
+            ImageDecodingOptions(frameIndex: 0),
+            ImageDecodingOptions(maximumPixelSize: 16),
+            ImageDecodingOptions(thumbnail: Thumbnail(width: 10, height: 20, mode: .crop)),
+        ]
+        var failures: [String] = []
+        var tally: [String: Int] = [:]
+        var slowest: (Duration, String) = (.zero, "")
+        for (index, mutant) in mutants.enumerated() {
+            let started = ContinuousClock.now
+            let options = optionSets[index % optionSets.count]
+            let outcome = Self.outcome(of: mutant.data, format: format, options: options, decoder: decoder)
+            tally[outcome, default: 0] += 1
+            if outcome.hasPrefix("FAIL") { failures.append("\(mutant.name): \(outcome)") }
+            // The header reader and the sniffing registry face the same bytes.
+            do {
+                let info = try decoder.info(for: mutant.data)
+                if info.width <= 0 || info.height <= 0 || info.frameCount <= 0 { failures.append("\(mutant.name): info \(info)") }
+            } catch let error as ImageDecodingError {
+                if let failure = Self.untyped(error, format: format) { failures.append("\(mutant.name): info: \(failure)") }
+            } catch {
+                failures.append("\(mutant.name): info threw \(type(of: error)): \(error)")
+            }
+            if index % 8 == 0 {
+                let registry = Self.outcome(of: mutant.data, format: nil, options: options, decoder: ImageDecoders.all)
+                if registry.hasPrefix("FAIL") { failures.append("\(mutant.name): registry: \(registry)") }
+            }
+            let elapsed = ContinuousClock.now - started
+            if elapsed > slowest.0 { slowest = (elapsed, mutant.name) }
+        }
+        print("HostileCorpus \(format): \(mutants.count) inputs from \(seeds.count) seeds; outcomes \(tally.sorted { $0.key < $1.key }); slowest \(slowest.1) \(slowest.0)")
+        #expect(failures.isEmpty, "\(failures.count) failures, first: \(failures.prefix(10))")
+        // No input may stall a decoder: a few tiny files take milliseconds even under a sanitizer.
+        #expect(slowest.0 < .seconds(10), "\(slowest.1) took \(slowest.0)")
+        // Most mutants must fail, and some survive: the mutations reach past the first check.
+        #expect(tally["image", default: 0] > 0)
+        #expect(tally.keys.filter { $0.hasPrefix("error") }.count >= 2)
+    }
+
+    // MARK: Outcomes
+
+    /// `"image"`, `"error <code>"`, or `"FAIL …"` when the contract is broken.
+    static func outcome(of data: Data, format: ImageFormat?, options: ImageDecodingOptions, decoder: (any ImageDecoding)? = nil) -> String {
+        let decoder = decoder ?? ImageDecoders.decoder(for: format!)
+        do {
+            let image = try decoder.decode(data, options: options)
+            if let problem = malformed(image) { return "FAIL malformed image: \(problem)" }
+            if let thumbnail = options.thumbnail, image.width > thumbnail.width || image.height > thumbnail.height {
+                // A fit box bounds the longer side; crop and fill are at most the box.
+                if thumbnail.mode != .fill { return "FAIL \(image.width)x\(image.height) exceeds the thumbnail \(thumbnail.width)x\(thumbnail.height)" }
+            }
+            if options.frameIndex != nil && image.frames.count != 1 { return "FAIL frame 0 came back with \(image.frames.count) frames" }
+            return "image"
+        } catch let error as ImageDecodingError {
+            if let failure = untyped(error, format: format) { return "FAIL \(failure)" }
+            return "error \(error.code)"
+        } catch {
+            return "FAIL untyped \(type(of: error)): \(error)"
+        }
+    }
+
+    /// Why `error` breaks the contract, or `nil`.
+    static func untyped(_ error: ImageDecodingError, format: ImageFormat?) -> String? {
+        if let underlying = error.underlying, !(underlying is CodecError) {
+            return "\(error.code) wraps \(type(of: underlying)): \(underlying)"
+        }
+        if let format, error.format != format { return "\(error.code) names format \(String(describing: error.format))" }
+        return nil
+    }
+
+    /// What is wrong with a decoded image, or `nil`.
+    static func malformed(_ image: Image) -> String? {
+        guard image.width > 0, image.height > 0, !image.frames.isEmpty else { return "empty \(image)" }
+        guard image.bytesPerRow >= image.width * image.pixelFormat.bytesPerPixel else { return "short rows in \(image)" }
+        if let frame = image.frames.first(where: { $0.pixels.count < image.bytesPerRow * image.height }) {
+            return "a frame of \(frame.pixels.count) bytes in \(image)"
+        }
+        return nil
+    }
+
+    // MARK: Seeds
+
+    struct Seed {
+        let name: String
+        let data: Data
+    }
+
+    /// Valid files of `format`: made in code where an encoder exists, plus committed fixtures
+    /// (stills and animations from other encoders).
+    static func seeds(_ format: ImageFormat) throws -> [Seed] {
+        let gradient = TestImages.gradient(width: 24, height: 17)
+        var translucent = TestImages.gradient(width: 20, height: 12)
+        translucent = Image(width: 20, height: 12, pixelFormat: .rgba8,
+                            pixels: translucent.pixels.enumerated().map { $0.offset % 4 == 3 ? UInt8($0.offset / 4 % 256) : $0.element })
+        switch format {
+        case .png:
+            return [
+                Seed(name: "png-gradient", data: try ImageEncoders.png().encode(gradient)),
+                Seed(name: "png-alpha", data: try ImageEncoders.png(compressionLevel: 9).encode(translucent)),
+                Seed(name: "png-basn3p04", data: try Fixtures.data("pngsuite/basn3p04.png")),   // palette
+                Seed(name: "png-basi6a16", data: try Fixtures.data("pngsuite/basi6a16.png")),   // interlaced, 16-bit
+                Seed(name: "png-tbrn2c08", data: try Fixtures.data("pngsuite/tbrn2c08.png")),   // tRNS
+            ]
+        case .jpeg:
+            return [
+                Seed(name: "jpeg-baseline", data: try ImageEncoders.jpeg(quality: 80).encode(gradient)),
+                Seed(name: "jpeg-progressive", data: try ImageEncoders.jpeg(quality: 60, progressive: true).encode(gradient)),
+                Seed(name: "jpeg-cmyk", data: try Fixtures.data("jpeg/cmyk.jpg")),
+                Seed(name: "jpeg-gray", data: try Fixtures.data("jpeg/gray.jpg")),
+                Seed(name: "jpeg-exif6", data: try Fixtures.data("jpeg/orientation6.jpg")),
+            ]
+        case .gif:
+            let palette: [RGB] = [.red, .green, .blue, .yellow, .white, .black]
+            var first = GIFBuilder.Frame.solid(2, width: 6, height: 5)
+            first.control?.disposal = 2
+            var second = GIFBuilder.Frame(left: 2, top: 1, width: 5, height: 6, indices: (0..<30).map { UInt8($0 % 3) }, interlaced: true)
+            second.localColors = [.white, .black, .blue]
+            second.control?.transparentIndex = 1
+            var third = GIFBuilder.Frame.solid(3, width: 3, height: 3, left: 4, top: 4)
+            third.control?.disposal = 3
+            var animation = GIFBuilder(width: 9, height: 8, globalColors: palette, frames: [first, second, third])
+            animation.loopCount = 0
+            let still = GIFBuilder(width: 23, height: 11, globalColors: palette,
+                                   frames: [GIFBuilder.Frame(width: 23, height: 11, indices: (0..<253).map { UInt8($0 * 7 % 6) })])
+            return [
+                Seed(name: "gif-built-animation", data: animation.data),
+                Seed(name: "gif-built-still", data: still.data),
+                Seed(name: "gif-pillow-animation", data: try Fixtures.data("gif/pillow-animation.gif")),
+                Seed(name: "gif-pillow-quadrants", data: try Fixtures.data("gif/pillow-quadrants.gif")),
+            ]
+        case .webp:
+            return [
+                Seed(name: "webp-lossy", data: try ImageEncoders.webp(quality: 70).encode(gradient)),
+                Seed(name: "webp-lossy-alpha", data: try ImageEncoders.webp(quality: 70).encode(translucent)),
+                Seed(name: "webp-lossless-alpha", data: try ImageEncoders.webp(lossless: true).encode(translucent)),
+                Seed(name: "webp-animated", data: try Fixtures.data("webp/animated.webp")),
+                Seed(name: "webp-fixture-lossless", data: try Fixtures.data("webp/lossless-alpha.webp")),
+            ]
+        }
+    }
+}
+
+/// One damaged input.
+struct Mutant {
+    let name: String
+    let data: Data
+}
+
+/// Makes the damaged inputs from one seed file.
+struct Mutator {
+    let name: String
+    let bytes: [UInt8]
+    /// Other seeds of the same format, for splices.
+    let others: [Data]
+
+    private var count: Int { bytes.count }
+
+    func all(format: ImageFormat, using generator: inout SeededGenerator) -> [Mutant] {
+        var out = truncations()
+        out += bitFlips(using: &generator)
+        out += byteSets(using: &generator)
+        out += splices(using: &generator)
+        switch format {
+        case .png: out += pngFields(using: &generator)
+        case .jpeg: out += jpegFields()
+        case .gif: out += gifFields()
+        case .webp: out += webpFields()
+        }
+        return out
+    }
+
+    private func mutant(_ label: String, _ bytes: [UInt8]) -> Mutant {
+        Mutant(name: "\(name) \(label)", data: Data(bytes))
+    }
+
+    /// `bytes` with `value` written over `width` bytes at `offset` (big- or little-endian),
+    /// or `nil` when the field does not fit.
+    private func setting(_ value: UInt64, at offset: Int, width: Int, bigEndian: Bool, in source: [UInt8]? = nil) -> [UInt8]? {
+        var copy = source ?? bytes
+        guard offset >= 0, offset + width <= copy.count else { return nil }
+        for index in 0..<width {
+            let shift = bigEndian ? (width - 1 - index) * 8 : index * 8
+            copy[offset + index] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
+        }
+        return copy
+    }
+
+    /// Every length in the first 48 bytes, 40 spread over the file, and the last 8.
+    func truncations() -> [Mutant] {
+        var lengths = Set(0..<min(count, 48))
+        for step in 0..<40 { lengths.insert(count * step / 40) }
+        for back in 1...8 where count - back >= 0 { lengths.insert(count - back) }
+        return lengths.sorted().map { mutant("truncated to \($0)", Array(bytes.prefix($0))) }
+    }
+
+    /// 70 single bit flips (half in the first 200 bytes, where the headers are) and 40 inputs with 2 to 16.
+    func bitFlips(using generator: inout SeededGenerator) -> [Mutant] {
+        var out: [Mutant] = []
+        for round in 0..<70 {
+            let limit = round % 2 == 0 ? min(count, 200) : count
+            let offset = Int.random(in: 0..<limit, using: &generator)
+            let bit = Int.random(in: 0..<8, using: &generator)
+            var copy = bytes
+            copy[offset] ^= 1 << bit
+            out.append(mutant("bit \(bit) of byte \(offset) flipped", copy))
+        }
+        for _ in 0..<40 {
+            var copy = bytes
+            let flips = Int.random(in: 2...16, using: &generator)
+            for _ in 0..<flips { copy[Int.random(in: 0..<count, using: &generator)] ^= 1 << UInt8.random(in: 0..<8, using: &generator) }
+            out.append(mutant("\(flips) bits flipped", copy))
+        }
+        return out
+    }
+
+    /// 40 bytes set to values that often mean "none", "all" or a sign change.
+    func byteSets(using generator: inout SeededGenerator) -> [Mutant] {
+        let values: [UInt8] = [0x00, 0xFF, 0x7F, 0x80, 0x01, 0xFE]
+        return (0..<40).map { round in
+            let offset = Int.random(in: 0..<(round % 2 == 0 ? min(count, 100) : count), using: &generator)
+            let value = values.randomElement(using: &generator)!
+            var copy = bytes
+            copy[offset] = value
+            return mutant("byte \(offset) set to \(value)", copy)
+        }
+    }
+
+    /// 24 splices: ranges deleted, duplicated or filled with noise, and joins with other seeds.
+    func splices(using generator: inout SeededGenerator) -> [Mutant] {
+        var out: [Mutant] = []
+        for round in 0..<24 {
+            let start = Int.random(in: 0..<count, using: &generator)
+            let end = Int.random(in: start...min(count, start + 64), using: &generator)
+            switch round % 4 {
+            case 0:
+                out.append(mutant("bytes \(start)..<\(end) deleted", Array(bytes[..<start] + bytes[end...])))
+            case 1:
+                out.append(mutant("bytes \(start)..<\(end) repeated", Array(bytes[..<end] + bytes[start...])))
+            case 2:
+                let noise = (0..<Int.random(in: 1...32, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                out.append(mutant("\(noise.count) noise bytes at \(start)", Array(bytes[..<start]) + noise + Array(bytes[start...])))
+            default:
+                guard let other = others.randomElement(using: &generator).map(Array.init) else { continue }
+                let cut = Int.random(in: 0..<other.count, using: &generator)
+                out.append(mutant("first \(start) bytes + another seed from \(cut)", Array(bytes[..<start]) + Array(other[cut...])))
+            }
+        }
+        return out
+    }
+
+    // MARK: Format-specific fields
+
+    /// PNG: IHDR fields (with the CRC fixed, so the decoder reads them), every chunk's length
+    /// and type, chunks removed, repeated and reordered, and IDAT bytes changed under a good CRC.
+    func pngFields(using generator: inout SeededGenerator) -> [Mutant] {
+        var chunks: [(offset: Int, length: Int, type: String)] = []
+        var offset = 8
+        while offset + 12 <= count {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            chunks.append((offset, length, String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)))
+            offset += 12 + length
+        }
+        /// `source` with the CRC of the chunk at `chunk` recomputed.
+        func fixingCRC(_ source: [UInt8], chunk: Int) -> [UInt8] {
+            let length = Int(source[chunk]) << 24 | Int(source[chunk + 1]) << 16 | Int(source[chunk + 2]) << 8 | Int(source[chunk + 3])
+            guard chunk + 12 + length <= source.count else { return source }
+            let crc = crc32(Data(source[chunk + 4..<chunk + 8 + length]))
+            return setting(UInt64(crc), at: chunk + 8 + length, width: 4, bigEndian: true, in: source) ?? source
+        }
+        var out: [Mutant] = []
+        let ihdr = 8
+        for (label, field, width, values) in [
+            ("width", 8, 4, [0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 65_535, 1 << 20] as [UInt64]),
+            ("height", 12, 4, [0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 65_535, 1 << 20]),
+            ("bit depth", 16, 1, [0, 1, 3, 16, 255]),
+            ("colour type", 17, 1, [1, 2, 3, 4, 5, 6, 7, 255]),
+            ("compression", 18, 1, [1, 255]),
+            ("filter", 19, 1, [1, 255]),
+            ("interlace", 20, 1, [1, 2, 255]),
+        ] {
+            for value in values {
+                guard let changed = setting(value, at: ihdr + field, width: width, bigEndian: true) else { continue }
+                out.append(mutant("IHDR \(label) \(value)", fixingCRC(changed, chunk: ihdr)))
+            }
+        }
+        for (index, chunk) in chunks.enumerated() {
+            for value in [0, 1, UInt64(chunk.length) + 1, UInt64(max(chunk.length - 1, 0)), 0x7FFF_FFFF, 0xFFFF_FFFF] {
+                if let changed = setting(value, at: chunk.offset, width: 4, bigEndian: true) {
+                    out.append(mutant("\(chunk.type) #\(index) length \(value)", changed))
+                }
+            }
+            for type in ["IHDR", "IDAT", "IEND", "PLTE", "tRNS", "acTL", "fdAT", "iCCP", "zzzz", "ZZZZ"] where type != chunk.type {
+                var changed = bytes
+                changed.replaceSubrange(chunk.offset + 4..<chunk.offset + 8, with: Array(type.utf8))
+                out.append(mutant("\(chunk.type) #\(index) renamed \(type)", fixingCRC(changed, chunk: chunk.offset)))
+            }
+            let whole = chunk.offset..<min(count, chunk.offset + 12 + chunk.length)
+            out.append(mutant("\(chunk.type) #\(index) removed", Array(bytes[..<whole.lowerBound] + bytes[whole.upperBound...])))
+            out.append(mutant("\(chunk.type) #\(index) twice", Array(bytes[..<whole.upperBound] + bytes[whole])
+                                + Array(bytes[whole.upperBound...])))
+            if index + 1 < chunks.count {
+                let next = chunks[index + 1]
+                let nextWhole = next.offset..<min(count, next.offset + 12 + next.length)
+                out.append(mutant("\(chunk.type) #\(index) after \(next.type)", Array(bytes[..<whole.lowerBound] + bytes[nextWhole] + bytes[whole]
+                                    + bytes[nextWhole.upperBound...])))
+            }
+            // Damage inside the compressed data, under a CRC that vouches for it.
+            if chunk.type == "IDAT" && chunk.length > 0 {
+                for _ in 0..<12 {
+                    var changed = bytes
+                    let at = chunk.offset + 8 + Int.random(in: 0..<chunk.length, using: &generator)
+                    changed[at] = UInt8.random(in: 0...255, using: &generator)
+                    out.append(mutant("IDAT #\(index) byte \(at) changed, CRC fixed", fixingCRC(changed, chunk: chunk.offset)))
+                }
+            }
+        }
+        return out
+    }
+
+    /// JPEG: each segment's length and marker, SOF dimensions, precision, components and
+    /// sampling, DQT and DHT table ids, SOS fields, and markers inserted into the scan.
+    func jpegFields() -> [Mutant] {
+        var segments: [(offset: Int, marker: UInt8, length: Int)] = []
+        var offset = 2
+        var scan = count
+        while offset + 4 <= count, bytes[offset] == 0xFF {
+            let marker = bytes[offset + 1]
+            if (0xD0...0xD8).contains(marker) || marker == 0x01 { offset += 2; continue }
+            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            segments.append((offset, marker, length))
+            offset += 2 + length
+            if marker == 0xDA { scan = offset; break }
+        }
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int = 1) {
+            if let changed = setting(value, at: field, width: width, bigEndian: true) { out.append(mutant(label, changed)) }
+        }
+        for (index, segment) in segments.enumerated() {
+            let name = String(format: "segment #%d (FF%02X)", index, Int(segment.marker))
+            for value in [0, 1, 2, 3, 0xFFFF, UInt64(segment.length) + 1, UInt64(max(segment.length - 1, 0))] {
+                set("\(name) length \(value)", value, at: segment.offset + 2, width: 2)
+            }
+            for marker in [0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC9, 0xCC, 0xDA, 0xDB, 0xDD, 0xD9, 0xD8, 0xE1, 0xFE, 0x01, 0xFF] as [UInt64]
+            where marker != UInt64(segment.marker) {
+                set("\(name) marker FF\(String(marker, radix: 16))", marker, at: segment.offset + 1)
+            }
+            let body = segment.offset + 4
+            switch segment.marker {
+            case 0xC0...0xC3:
+                for value in [0, 1, 12, 16, 255] as [UInt64] { set("\(name) precision \(value)", value, at: body) }
+                for value in [0, 1, 0x8000, 0xFFFF] as [UInt64] {
+                    set("\(name) height \(value)", value, at: body + 1, width: 2)
+                    set("\(name) width \(value)", value, at: body + 3, width: 2)
+                }
+                for value in [0, 2, 4, 5, 255] as [UInt64] { set("\(name) \(value) components", value, at: body + 5) }
+                let components = Int(bytes[min(body + 5, count - 1)])
+                for component in 0..<min(components, 4) {
+                    let at = body + 6 + component * 3
+                    set("\(name) component \(component) id 0", 0, at: at)
+                    for sampling in [0x00, 0x44, 0x11, 0xFF, 0x13, 0x31, 0x41] as [UInt64] {
+                        set("\(name) component \(component) sampling \(String(sampling, radix: 16))", sampling, at: at + 1)
+                    }
+                    for table in [3, 4, 255] as [UInt64] { set("\(name) component \(component) table \(table)", table, at: at + 2) }
+                }
+            case 0xDB:
+                for value in [0x04, 0x10, 0x13, 0xFF] as [UInt64] { set("\(name) table \(value)", value, at: body) }
+            case 0xC4:
+                for value in [0x02, 0x04, 0x14, 0x20, 0xFF] as [UInt64] { set("\(name) table \(value)", value, at: body) }
+                for slot in [1, 8, 15] { set("\(name) count \(slot) 255", 255, at: body + slot) }
+            case 0xDA:
+                for value in [0, 2, 4, 255] as [UInt64] { set("\(name) \(value) components", value, at: body) }
+                set("\(name) first selector 9", 9, at: body + 1)
+                set("\(name) first tables 0x44", 0x44, at: body + 2)
+                let end = segment.offset + 2 + segment.length
+                for (field, values) in [(end - 3, [0, 63, 64, 255]), (end - 2, [0, 63, 64, 255]), (end - 1, [0x00, 0x11, 0xF0, 0xFF])] as [(Int, [UInt64])] {
+                    for value in values { set("\(name) byte \(field - segment.offset) = \(value)", value, at: field) }
+                }
+            default:
+                break
+            }
+            let whole = segment.offset..<min(count, segment.offset + 2 + segment.length)
+            out.append(mutant("\(name) removed", Array(bytes[..<whole.lowerBound] + bytes[whole.upperBound...])))
+            out.append(mutant("\(name) twice", Array(bytes[..<whole.upperBound] + bytes[whole] + bytes[whole.upperBound...])))
+        }
+        // Inside the entropy-coded data: stray markers, and a cut before the end marker.
+        if scan < count - 2 {
+            let middle = (scan + count) / 2
+            for marker: UInt8 in [0xD0, 0xD7, 0xD9, 0xDA, 0xC4, 0x00, 0xFF] {
+                out.append(mutant("FF\(String(marker, radix: 16)) in the scan", Array(bytes[..<middle]) + [0xFF, marker] + Array(bytes[middle...])))
+            }
+            out.append(mutant("restart interval 1", Array(bytes[..<segments.last!.offset]) + [0xFF, 0xDD, 0, 4, 0, 1]
+                                + Array(bytes[segments.last!.offset...])))
+            out.append(mutant("no end marker", Array(bytes.dropLast(2))))
+            out.append(mutant("two images", bytes + bytes))
+        }
+        return out
+    }
+
+    /// GIF: the logical screen, its flags, every block's introducer, each image descriptor's
+    /// rectangle and flags, LZW code sizes, sub-block lengths and extension labels.
+    func gifFields() -> [Mutant] {
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int = 1) {
+            if let changed = setting(value, at: field, width: width, bigEndian: false) { out.append(mutant(label, changed)) }
+        }
+        for value in [0, 1, 0x8000, 0xFFFF] as [UInt64] {
+            set("screen width \(value)", value, at: 6, width: 2)
+            set("screen height \(value)", value, at: 8, width: 2)
+            set("screen \(value) square", value << 16 | value, at: 6, width: 4)
+        }
+        for value in [0x00, 0x07, 0x80, 0x87, 0xF7, 0x7F, 0xFF] as [UInt64] { set("screen flags \(value)", value, at: 10) }
+        set("background 255", 255, at: 11)
+        set("version 87a", 0x37, at: 4)
+        // Walk the blocks.
+        var offset = 13
+        if bytes.count > 10, bytes[10] & 0x80 != 0 { offset += 3 << (Int(bytes[10] & 7) + 1) }
+        /// The offset after the sub-blocks that start at `start`, and the offset of the first length byte.
+        func skipSubBlocks(_ start: Int) -> Int {
+            var at = start
+            while at < count, bytes[at] != 0 { at += 1 + Int(bytes[at]) }
+            return at + 1
+        }
+        var block = 0
+        while offset < count, block < 12 {
+            let introducer = bytes[offset]
+            let name = "block #\(block) (\(String(introducer, radix: 16)))"
+            for value in [0x00, 0x21, 0x2C, 0x3B, 0x99] as [UInt64] where value != UInt64(introducer) {
+                set("\(name) introducer \(String(value, radix: 16))", value, at: offset)
+            }
+            let end: Int
+            if introducer == 0x21 {
+                guard offset + 2 < count else { break }
+                for label in [0xF9, 0xFF, 0xFE, 0x01, 0x00] as [UInt64] where label != UInt64(bytes[offset + 1]) {
+                    set("\(name) label \(String(label, radix: 16))", label, at: offset + 1)
+                }
+                for size in [0, 1, 3, 255] as [UInt64] { set("\(name) size \(size)", size, at: offset + 2) }
+                if bytes[offset + 1] == 0xF9 { set("\(name) every control flag", 0xFF, at: offset + 3) }
+                if bytes[offset + 1] == 0xFF { set("\(name) loop count 65535", 0xFFFF, at: offset + 16, width: 2) }
+                end = skipSubBlocks(offset + 2)
+            } else if introducer == 0x2C {
+                guard offset + 10 < count else { break }
+                for (field, label) in [(1, "left"), (3, "top"), (5, "width"), (7, "height")] {
+                    for value in [0, 1, 0x8000, 0xFFFF] as [UInt64] { set("\(name) \(label) \(value)", value, at: offset + field, width: 2) }
+                }
+                for flags in [0x00, 0x40, 0x80, 0x87, 0xC7, 0xFF] as [UInt64] where flags != UInt64(bytes[offset + 9]) {
+                    set("\(name) flags \(String(flags, radix: 16))", flags, at: offset + 9)
+                }
+                var lzw = offset + 10
+                if bytes[offset + 9] & 0x80 != 0 { lzw += 3 << (Int(bytes[offset + 9] & 7) + 1) }
+                guard lzw + 1 < count else { break }
+                for size in [0, 1, 2, 8, 11, 12, 13, 255] as [UInt64] where size != UInt64(bytes[lzw]) {
+                    set("\(name) LZW code size \(size)", size, at: lzw)
+                }
+                for length in [0, 1, 254, 255] as [UInt64] where length != UInt64(bytes[lzw + 1]) {
+                    set("\(name) sub-block length \(length)", length, at: lzw + 1)
+                }
+                end = skipSubBlocks(lzw + 1)
+            } else {
+                break
+            }
+            guard end <= count else { break }
+            out.append(mutant("\(name) removed", Array(bytes[..<offset] + bytes[end...])))
+            out.append(mutant("\(name) twice", Array(bytes[..<end] + bytes[offset..<end] + bytes[end...])))
+            out.append(mutant("ends after \(name)", Array(bytes[..<end]) + [0x3B]))
+            offset = end
+            block += 1
+        }
+        out.append(mutant("no trailer", Array(bytes.dropLast())))
+        return out
+    }
+
+    /// WebP: the RIFF size, every chunk's size and FourCC, VP8X flags and canvas, the VP8
+    /// and VP8L frame headers, ANIM and ANMF fields.
+    func webpFields() -> [Mutant] {
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int = 1) {
+            if let changed = setting(value, at: field, width: width, bigEndian: false) { out.append(mutant(label, changed)) }
+        }
+        for value in [0, 4, 8, UInt64(count - 9), UInt64(count - 7), UInt64(count), 0x7FFF_FFFF, 0xFFFF_FFFF] {
+            set("RIFF size \(value)", value, at: 4, width: 4)
+        }
+        for (index, value) in ["WEBQ", "AVI ", "    "].enumerated() {
+            var changed = bytes
+            changed.replaceSubrange(8..<12, with: Array(value.utf8))
+            out.append(mutant("form type #\(index)", changed))
+        }
+        /// The chunks from `start` to `end`: offset of the FourCC, FourCC, size.
+        func chunks(from start: Int, to end: Int) -> [(offset: Int, fourCC: String, size: Int)] {
+            var found: [(Int, String, Int)] = []
+            var at = start
+            while at + 8 <= end {
+                let size = Int(bytes[at + 4]) | Int(bytes[at + 5]) << 8 | Int(bytes[at + 6]) << 16 | Int(bytes[at + 7]) << 24
+                found.append((at, String(decoding: bytes[at..<at + 4], as: UTF8.self), size))
+                at += 8 + size + (size & 1)
+            }
+            return found
+        }
+        var all = chunks(from: 12, to: count)
+        // An animation's frames hold their own chunks, after 16 bytes of frame header.
+        for frame in all where frame.fourCC == "ANMF" {
+            all += chunks(from: frame.offset + 8 + 16, to: min(count, frame.offset + 8 + frame.size))
+        }
+        for (index, chunk) in all.enumerated() {
+            let name = "chunk #\(index) (\(chunk.fourCC))"
+            let payload = chunk.offset + 8
+            for value in [0, 1, UInt64(chunk.size + 1), UInt64(max(chunk.size - 1, 0)), UInt64(chunk.size + 2), 0x7FFF_FFF0, 0xFFFF_FFFF] {
+                set("\(name) size \(value)", value, at: chunk.offset + 4, width: 4)
+            }
+            for fourCC in ["VP8 ", "VP8L", "VP8X", "ANIM", "ANMF", "ALPH", "ICCP", "XXXX"] where fourCC != chunk.fourCC {
+                var changed = bytes
+                changed.replaceSubrange(chunk.offset..<chunk.offset + 4, with: Array(fourCC.utf8))
+                out.append(mutant("\(name) renamed \(fourCC)", changed))
+            }
+            switch chunk.fourCC {
+            case "VP8X":
+                for flags in [0x00, 0x02, 0x10, 0x12, 0x20, 0x3E, 0xFF] as [UInt64] { set("\(name) flags \(flags)", flags, at: payload) }
+                for value in [0, 0x3FFF, 0x7FFF, 0xFF_FFFF] as [UInt64] {
+                    set("\(name) canvas width-1 \(value)", value, at: payload + 4, width: 3)
+                    set("\(name) canvas height-1 \(value)", value, at: payload + 7, width: 3)
+                }
+            case "VP8 ":
+                // Frame tag (3 bytes: key frame bit, version, partition size), start code, 14-bit sizes with scale bits.
+                for value in [0x01, 0x0F, 0xFF] as [UInt64] { set("\(name) frame tag \(value)", value, at: payload) }
+                set("\(name) first partition size huge", 0xFF_FFE0, at: payload, width: 3)
+                set("\(name) start code", 0x9D012B, at: payload + 3, width: 3)
+                for value in [0, 1, 0x3FFF, 0xC000 | 24, 0xFFFF] as [UInt64] {
+                    set("\(name) width \(value)", value, at: payload + 6, width: 2)
+                    set("\(name) height \(value)", value, at: payload + 8, width: 2)
+                }
+            case "VP8L":
+                set("\(name) signature", 0x2E, at: payload)
+                for value in [0x0000_0000, 0xFFFF_FFFF, 0x0FFF_FFFF, 0x2000_0000, 0xE000_0000] as [UInt64] {
+                    set("\(name) header bits \(String(value, radix: 16))", value, at: payload + 1, width: 4)
+                }
+                for offset in [5, 6, 8] { set("\(name) byte \(offset) 0xFF", 0xFF, at: payload + offset) }
+            case "ALPH":
+                for value in [0x01, 0x03, 0x04, 0x3F, 0xFF] as [UInt64] { set("\(name) header \(value)", value, at: payload) }
+            case "ANIM":
+                set("\(name) loop count 65535", 0xFFFF, at: payload + 4, width: 2)
+            case "ANMF":
+                for value in [0x7F_FFFF, 0xFF_FFFF, 100] as [UInt64] {
+                    set("\(name) x \(value)", value, at: payload, width: 3)
+                    set("\(name) y \(value)", value, at: payload + 3, width: 3)
+                    set("\(name) width-1 \(value)", value, at: payload + 6, width: 3)
+                    set("\(name) height-1 \(value)", value, at: payload + 9, width: 3)
+                }
+                set("\(name) width-1 0", 0, at: payload + 6, width: 3)
+                set("\(name) flags 0xFF", 0xFF, at: payload + 15)
+            default:
+                break
+            }
+            let whole = chunk.offset..<min(count, payload + chunk.size + (chunk.size & 1))
+            out.append(mutant("\(name) removed", Array(bytes[..<whole.lowerBound] + bytes[whole.upperBound...])))
+            out.append(mutant("\(name) twice", Array(bytes[..<whole.upperBound] + bytes[whole] + bytes[whole.upperBound...])))
+        }
+        return out
+    }
+}
