@@ -13,11 +13,14 @@ let package = Package(
         .library(name: "Imago", targets: ["Imago"]),
         .library(name: "ImagoCodecs", targets: ["ImagoCodecs"]),
         .library(name: "ImagoTesting", targets: ["ImagoTesting"]),
+        .library(name: "ImagoAsyncHTTPClient", targets: ["ImagoAsyncHTTPClient"]),
         .executable(name: "imago", targets: ["imago"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // The core: Foundation and Dispatch only, no C library.
@@ -49,6 +52,19 @@ let package = Package(
             dependencies: ["Imago", "CTurboJPEG", "CSpng", "CWebP", "CGif"],
             swiftSettings: swiftSettings
         ),
+        // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.
+        .target(
+            name: "ImagoAsyncHTTPClient",
+            dependencies: [
+                "Imago",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Test doubles shipped to users; imports neither XCTest nor Testing.
         .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
         // A scriptable HTTP/1.1 server on loopback, for integration tests and the demo.
@@ -73,6 +89,7 @@ let package = Package(
             dependencies: [
                 "Imago",
                 "ImagoCodecs",
+                "ImagoAsyncHTTPClient",
                 "LoopbackServer",
                 "TerminalRendering",
                 "SampleServer",
@@ -105,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoIntegrationTests",
-            dependencies: ["Imago", "ImagoTesting", "LoopbackServer"],
+            dependencies: ["Imago", "ImagoAsyncHTTPClient", "ImagoTesting", "LoopbackServer"],
             swiftSettings: swiftSettings
         ),
     ]

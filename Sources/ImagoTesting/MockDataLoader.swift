@@ -27,7 +27,8 @@ public final class MockDataLoader: DataLoading {
     }
 
     private struct State {
-        var stubs: [URL: MockResponse] = [:]
+        /// Per URL, the responses in turn and how many were used; the last repeats.
+        var stubs: [URL: (responses: [MockResponse], used: Int)] = [:]
         var tasks: [MockDataTask] = []
         var cancelled: [URLRequest] = []
         var waiters: [(url: URL?, continuation: CheckedContinuation<MockDataTask, Never>)] = []
@@ -40,7 +41,19 @@ public final class MockDataLoader: DataLoading {
 
     /// Sets the response for `url`, replacing any earlier one.
     public func stub(_ url: URL, _ response: MockResponse) {
-        state.withLock { $0.stubs[url] = response }
+        stub(url, sequence: [response])
+    }
+
+    /// Sets the responses for successive requests of `url`, replacing any
+    /// earlier ones: the first request gets the first, and so on; the last
+    /// one answers every request after that. For retry tests:
+    ///
+    /// ```swift
+    /// loader.stub(url, sequence: [.status(503), .image(pngBytes)])
+    /// ```
+    public func stub(_ url: URL, sequence responses: [MockResponse]) {
+        precondition(!responses.isEmpty, "a stub needs at least one response")
+        state.withLock { $0.stubs[url] = (responses, 0) }
     }
 
     /// Sets the response for the URL written as `string`.
@@ -78,8 +91,10 @@ public final class MockDataLoader: DataLoading {
         with request: URLRequest,
         eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
     ) -> any DataLoadingTask {
-        let response = state.withLock { state in
-            request.url.flatMap { state.stubs[$0] } ?? .failure(Unstubbed(url: request.url))
+        let response = state.withLock { state -> MockResponse in
+            guard let url = request.url, let stub = state.stubs[url] else { return .failure(Unstubbed(url: request.url)) }
+            state.stubs[url]?.used += 1
+            return stub.responses[min(stub.used, stub.responses.count - 1)]
         }
         let task = MockDataTask(request: request, response: response, eventHandler: eventHandler) { [weak self] task in
             self?.state.withLock { $0.cancelled.append(task.request) }

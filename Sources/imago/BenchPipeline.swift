@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Imago
+import ImagoAsyncHTTPClient
 import ImagoCodecs
 import LoopbackServer
 #if canImport(FoundationNetworking)
@@ -33,6 +34,9 @@ extension Bench {
         @Option(help: ArgumentHelp("Serve only JPEGs of this size, such as 4000x3000 (built-in server only).", valueName: "WxH"))
         var photoSize: String?
 
+        @Option(help: "The network loader: asynchttpclient or urlsession.")
+        var loader: NetworkLoaderKind = .asynchttpclient
+
         @Flag(help: "Request the first image --images times at once, to check that they share one download and one decode.")
         var sameURL = false
 
@@ -57,10 +61,8 @@ extension Bench {
                 urls = samples.paths(count: images).map { server!.url($0) }
             }
             let requested = sameURL ? Array(repeating: urls[0], count: images) : urls
-            var loaderConfiguration = URLSessionDataLoader.Configuration()
-            loaderConfiguration.maximumConnectionsPerHost = concurrency
             let pipeline = ImagePipeline(configuration: .init(
-                dataLoader: URLSessionDataLoader(configuration: loaderConfiguration),
+                dataLoader: DataLoader(network: loader.make(connectionsPerHost: concurrency)),
                 dataCache: nil,
                 imageCache: memoryCache > 0 ? ImageCache(configuration: .init(costLimit: memoryCache << 20)) : nil,
                 decoder: ImageDecoders.all,
@@ -80,13 +82,15 @@ extension Bench {
             let statistics = pipeline.statistics
             if json {
                 Output.line(JSONValue.object([
-                    ("benchmark", .string("pipeline")), ("images", .int(requested.count)), ("concurrency", .int(concurrency)),
+                    ("benchmark", .string("pipeline")), ("loader", .string(loader.rawValue)),
+                    ("images", .int(requested.count)), ("concurrency", .int(concurrency)),
                     ("seconds", .double(seconds)), ("images_per_s", .double(Double(requested.count) / seconds)),
                     ("downloads", .int(statistics.downloads)), ("decodes", .int(statistics.decodes)), ("failures", .int(failures)),
                 ]).text)
             } else {
-                Output.line(String(format: "%d images in %.3f s: %.1f images/s (concurrency %d, %d downloads, %d decodes, %d failures)",
-                                   requested.count, seconds, Double(requested.count) / seconds, concurrency, statistics.downloads, statistics.decodes, failures))
+                Output.line(String(format: "%d images in %.3f s: %.1f images/s (%@, concurrency %d, %d downloads, %d decodes, %d failures)",
+                                   requested.count, seconds, Double(requested.count) / seconds, loader.rawValue, concurrency,
+                                   statistics.downloads, statistics.decodes, failures))
             }
             if failures > 0 { throw ExitCode(1) }
         }

@@ -161,7 +161,7 @@ import Testing
         let gone = bySource[server.url("/art/gone.png").absoluteString]?["error"] as? [String: Any]
         #expect(gone?["code"] as? String == "response.unacceptableContentType")
         let cut = bySource[server.url("/art/cut.png").absoluteString]?["error"] as? [String: Any]
-        #expect(cut?["code"] as? String == "loading.transport")
+        #expect(cut?["code"] as? String == "loading.connectionLost")
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["cover.png"])
     }
 

@@ -117,12 +117,12 @@ import FoundationNetworking
         #expect(server.requests(for: "/cat.png").isEmpty)
     }
 
-    @Test func redirectLoopStopsAtTheLimitWithA3xx() async {
+    @Test func redirectLoopIsALoadingFailure() async {
         let error = await image("/loop-a") as? NetworkClientError
-        #expect(error?.responseError?.code == .unacceptableStatus)
-        #expect(error?.statusCode == 302)
-        // The first request plus at most five followed redirects.
-        #expect(server.requests.count == 6)
+        #expect(error?.code == .sessionFailed)
+        #expect((error?.underlying as? DataLoadingError)?.code == .redirectLoop)
+        // /loop-a, /loop-b, then the redirect back to /loop-a is refused.
+        #expect(server.requests.count == 2)
     }
 
     @Test func htmlBodyIsRejectedBeforeDecoding() async {
@@ -154,11 +154,11 @@ import FoundationNetworking
         #expect(decoder.calls.map(\.data) == [Self.imageBytes])
     }
 
-    @Test func connectionClosedMidBodyIsATransportFailure() async {
+    @Test func connectionClosedMidBodyIsAConnectionLost() async {
         let error = await image("/cut") as? NetworkClientError
         #expect(error?.code == .sessionFailed)
         let loading = error?.underlying as? DataLoadingError
-        #expect(loading?.code == .transport)
+        #expect(loading?.code == .connectionLost)
         #expect(loading?.underlying is URLError)
         #expect(decoder.calls.isEmpty)
     }
@@ -176,11 +176,11 @@ import FoundationNetworking
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func idleTimeoutIsATransportFailure() async {
+    @Test func idleTimeoutIsATimeout() async {
         let client = client { $0.idleTimeout = 1 }
         let error = await image("/stalled", client: client) as? NetworkClientError
         let loading = error?.underlying as? DataLoadingError
-        #expect(loading?.code == .transport)
+        #expect(loading?.code == .timedOut)
         #expect((loading?.underlying as? URLError)?.code == .timedOut)
     }
 
@@ -195,13 +195,13 @@ import FoundationNetworking
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func refusedConnectionIsATransportFailure() async throws {
+    @Test func refusedConnectionCannotConnect() async throws {
         let closed = try await LoopbackServer.start()
         let url = closed.url("/cat.png")
         try await closed.stop()
         let error = await caughtError { try await client.image(for: URLRequest(url: url)) } as? NetworkClientError
         #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? DataLoadingError)?.code == .transport)
+        #expect((error?.underlying as? DataLoadingError)?.code == .cannotConnect)
     }
 
     @Test func jsonIsFetchedAndDecoded() async throws {

@@ -7,6 +7,9 @@ import FoundationNetworking
 /// `file` URLs to a file loader, anything else fails with
 /// ``DataLoadingError/Code/unsupportedScheme``.
 ///
+/// The default network loader is a ``URLSessionDataLoader`` wrapped in a
+/// ``RetryingDataLoader`` with the default ``RetryPolicy``.
+///
 /// ```swift
 /// let (data, response) = try await DataLoader.shared.data(for: URLRequest(url: url))
 /// ```
@@ -24,7 +27,7 @@ public struct DataLoader: DataLoading {
 
     /// Creates a loader from a network loader and a file loader.
     public init(
-        network: any DataLoading = URLSessionDataLoader(),
+        network: any DataLoading = RetryingDataLoader(wrapping: URLSessionDataLoader()),
         file: any DataLoading = FileDataLoader()
     ) {
         self.network = network

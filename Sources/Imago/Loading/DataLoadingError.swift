@@ -8,9 +8,21 @@ public struct DataLoadingError: Error, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
 
-        /// The transport failed: no connection, reset, timeout, TLS, a body
-        /// cut short. ``DataLoadingError/underlying`` holds the system's error.
+        /// The transport failed in a way no other code names (TLS, a
+        /// malformed response). ``DataLoadingError/underlying`` holds the
+        /// system's error.
         public static let transport = Code("transport")
+        /// No connection could be made: refused, unreachable, no such host.
+        public static let cannotConnect = Code("cannotConnect")
+        /// The connection was reset or closed before the body was complete,
+        /// including a body shorter than its `Content-Length`.
+        public static let connectionLost = Code("connectionLost")
+        /// A timeout passed: connecting, waiting for data, or the whole load.
+        public static let timedOut = Code("timedOut")
+        /// The server redirected more times than the loader allows.
+        public static let tooManyRedirects = Code("tooManyRedirects")
+        /// A redirect led back to a URL already visited in the same load.
+        public static let redirectLoop = Code("redirectLoop")
         /// The body is larger than the loader's limit (declared or received).
         public static let responseTooLarge = Code("responseTooLarge")
         /// The file could not be read: missing, a directory, no permission.

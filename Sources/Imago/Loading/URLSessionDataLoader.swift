@@ -8,8 +8,14 @@ import FoundationNetworking
 /// The loader owns one ephemeral session (no `URLCache`: Imago caches on its
 /// own terms) and enforces ``Configuration/maximumResponseSize`` both from
 /// `Content-Length` and while the body streams in. Redirects are followed up
-/// to ``Configuration/maximumRedirects``; past that, or when following is
-/// off, the 3xx response itself is reported and validation rejects it.
+/// to ``Configuration/maximumRedirects``; one more fails with
+/// ``DataLoadingError/Code/tooManyRedirects``, and a redirect back to a URL
+/// already visited fails with ``DataLoadingError/Code/redirectLoop``. When
+/// following is off, the 3xx response itself is reported and validation
+/// rejects it.
+///
+/// The loader makes one attempt per request; wrap it in a
+/// ``RetryingDataLoader`` (as ``DataLoader`` does by default) to retry.
 public final class URLSessionDataLoader: DataLoading {
     /// Settings for the session and its limits.
     public struct Configuration: Sendable {
@@ -79,7 +85,14 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         var url: URL?
         var eventHandler: @Sendable (DataLoadingEvent) -> Void
         var received = 0
-        var redirects = 0
+        var hasResponse = false
+        var visited: Set<URL>
+
+        init(url: URL?, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
+            self.url = url
+            self.eventHandler = eventHandler
+            self.visited = url.map { [$0] } ?? []
+        }
     }
 
     private let configuration: URLSessionDataLoader.Configuration
@@ -91,10 +104,12 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
 
     func register(_ task: URLSessionTask, url: URL?, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
         entries.withLock { $0[task.taskIdentifier] = Entry(url: url, eventHandler: eventHandler) }
-    }
-
-    private func handler(for task: URLSessionTask) -> (@Sendable (DataLoadingEvent) -> Void)? {
-        entries.withLock { $0[task.taskIdentifier]?.eventHandler }
+        // FoundationNetworking on Linux does not enforce the resource
+        // timeout on a body that keeps trickling in; this does.
+        let limit = configuration.totalTimeout
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [weak self] in
+            self?.fail(task, code: .timedOut, message: "the load took longer than \(limit) s")
+        }
     }
 
     /// Ends the task with `error`: the handler hears nothing more from the session.
@@ -117,7 +132,11 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
                  message: "Content-Length is \(response.expectedContentLength) bytes; the limit is \(limit)")
             return
         }
-        handler(for: dataTask)?(.response(response))
+        let handler = entries.withLock { entries -> (@Sendable (DataLoadingEvent) -> Void)? in
+            entries[dataTask.taskIdentifier]?.hasResponse = true
+            return entries[dataTask.taskIdentifier]?.eventHandler
+        }
+        handler?(.response(response))
         completionHandler(.allow)
     }
 
@@ -143,15 +162,34 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let follows = configuration.followsRedirects && entries.withLock { entries -> Bool in
-            guard var entry = entries[task.taskIdentifier], entry.redirects < configuration.maximumRedirects else {
-                return false
-            }
-            entry.redirects += 1
-            entries[task.taskIdentifier] = entry
-            return true
+        guard configuration.followsRedirects else {
+            completionHandler(nil)
+            return
         }
-        completionHandler(follows ? request : nil)
+        enum Verdict { case follow, tooMany, loop, unknown }
+        let target = request.url
+        let verdict = entries.withLock { entries -> Verdict in
+            guard var entry = entries[task.taskIdentifier] else { return .unknown }
+            if let target, entry.visited.contains(target) { return .loop }
+            if entry.visited.count > configuration.maximumRedirects { return .tooMany }
+            if let target { entry.visited.insert(target) }
+            entries[task.taskIdentifier] = entry
+            return .follow
+        }
+        switch verdict {
+        case .follow:
+            completionHandler(request)
+        case .unknown:
+            completionHandler(nil)
+        // Answer the session first (it must hear back exactly once), then
+        // end the task: later callbacks find no entry and are dropped.
+        case .loop:
+            completionHandler(nil)
+            fail(task, code: .redirectLoop, message: "the redirect to \(target?.absoluteString ?? "?") leads back to a URL already visited")
+        case .tooMany:
+            completionHandler(nil)
+            fail(task, code: .tooManyRedirects, message: "more than \(configuration.maximumRedirects) redirects")
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -160,10 +198,26 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             entry.eventHandler(.finished)
             return
         }
-        if let urlError = error as? URLError, urlError.code == .cancelled {
-            entry.eventHandler(.failed(DataLoadingError(.cancelled, url: entry.url, message: "the load was cancelled", underlying: error)))
-        } else {
-            entry.eventHandler(.failed(DataLoadingError(.transport, url: entry.url, message: error.localizedDescription, underlying: error)))
+        var code = Self.code(for: error)
+        var message = code == .cancelled ? "the load was cancelled" : error.localizedDescription
+        if code == .transport && entry.hasResponse {
+            // curl's "transfer closed with N bytes remaining" and the like.
+            code = .connectionLost
+            message = "the connection closed after \(entry.received) bytes of the body: \(message)"
+        }
+        entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message, underlying: error)))
+    }
+
+    /// The loader's code for a session error.
+    private static func code(for error: any Error) -> DataLoadingError.Code {
+        guard let urlError = error as? URLError else { return .transport }
+        switch urlError.code {
+        case .cancelled: return .cancelled
+        case .timedOut: return .timedOut
+        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: return .cannotConnect
+        case .networkConnectionLost: return .connectionLost
+        case .httpTooManyRedirects: return .tooManyRedirects
+        default: return .transport
         }
     }
 }

@@ -1,0 +1,242 @@
+import AsyncHTTPClient
+import Foundation
+import Imago
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Loads `http` and `https` URLs with AsyncHTTPClient, on SwiftNIO: for
+/// servers and command-line tools, where it costs less per request than
+/// `URLSession` does on Linux.
+///
+/// It keeps the same limits as ``URLSessionDataLoader``: the body size
+/// (from `Content-Length` and while streaming), at most
+/// ``Configuration/maximumRedirects`` redirects with loop detection, and
+/// connect, idle and total timeouts; every failure is a `DataLoadingError`
+/// naming the URL and the cause. Like that loader, it makes one attempt per
+/// request: wrap it in a `RetryingDataLoader` to retry.
+///
+/// ```swift
+/// let loader = RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader())
+/// let pipeline = ImagePipeline(configuration: .withCodecs(dataLoader: DataLoader(network: loader)))
+/// ```
+public final class AsyncHTTPClientDataLoader: DataLoading {
+    /// Settings for the client and its limits.
+    public struct Configuration: Sendable {
+        /// The largest body accepted, in bytes (after decompression). Default: 25 MB.
+        public var maximumResponseSize: Int = DataLoader.defaultMaximumResponseSize
+        /// Whether 3xx responses with a `Location` are followed.
+        public var followsRedirects: Bool = true
+        /// How many redirects one request may follow. Default: 5.
+        public var maximumRedirects: Int = 5
+        /// How long connecting may take. Default: 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        /// How long the connection may stay idle while waiting for data. Default: 30 s.
+        public var idleTimeout: Duration = .seconds(30)
+        /// How long a whole load may take. Default: 120 s.
+        public var totalTimeout: Duration = .seconds(120)
+        /// How many connections the client keeps to one host. Default: 8.
+        public var maximumConnectionsPerHost: Int = 8
+
+        /// Creates a configuration with the defaults above.
+        public init() {}
+    }
+
+    /// The configuration the loader was created with.
+    public let configuration: Configuration
+    private let client: HTTPClient
+
+    /// Creates a loader with its own client on NIO's shared event loops; the
+    /// client shuts down when the loader goes away.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost
+        )
+        // A refused connection fails at once; retrying is the RetryingDataLoader's job.
+        pool.retryConnectionEstablishment = false
+        let clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: configuration.followsRedirects
+                ? .follow(max: configuration.maximumRedirects, allowCycles: false)
+                : .disallow,
+            timeout: .init(connect: Self.timeAmount(configuration.connectTimeout), read: Self.timeAmount(configuration.idleTimeout)),
+            connectionPool: pool,
+            decompression: .enabled(limit: .size(configuration.maximumResponseSize))
+        )
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+    }
+
+    deinit {
+        _ = client.shutdown()
+    }
+
+    public func dataTask(
+        with request: URLRequest,
+        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
+    ) -> any DataLoadingTask {
+        AsyncHTTPClientTask(request: request, client: client, configuration: configuration, eventHandler: eventHandler)
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.nanoseconds)
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// The duration for `DispatchTime` arithmetic.
+    var timeInterval: TimeInterval { Double(nanoseconds) / 1e9 }
+}
+
+
+/// One load: a Swift task that runs the request and streams its body.
+private final class AsyncHTTPClientTask: DataLoadingTask {
+    private let request: URLRequest
+    private let client: HTTPClient
+    private let configuration: AsyncHTTPClientDataLoader.Configuration
+    private let eventHandler: @Sendable (DataLoadingEvent) -> Void
+    private let task = Locked<(started: Bool, cancelled: Bool, timedOut: Bool, running: Task<Void, Never>?)>((false, false, false, nil))
+
+    init(request: URLRequest, client: HTTPClient, configuration: AsyncHTTPClientDataLoader.Configuration,
+         eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
+        self.request = request
+        self.client = client
+        self.configuration = configuration
+        self.eventHandler = eventHandler
+    }
+
+    func resume() {
+        task.withLock { task in
+            guard !task.started else { return }
+            task.started = true
+            if task.cancelled {
+                task.running = Task { self.eventHandler(.failed(self.error(.cancelled, "the load was cancelled"))) }
+            } else {
+                let running = Task { await self.run() }
+                task.running = running
+                // AsyncHTTPClient's deadline covers the response head, not a
+                // body that keeps trickling in: the total timeout is kept here.
+                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.totalTimeout.timeInterval) { [weak self] in
+                    self?.task.withLock { $0.timedOut = true }
+                    running.cancel()
+                }
+            }
+        }
+    }
+
+    func cancel() {
+        let (running, neverStarted) = task.withLock { task -> (Task<Void, Never>?, Bool) in
+            defer { task.cancelled = true }
+            return (task.running, !task.started && !task.cancelled)
+        }
+        running?.cancel()
+        if neverStarted { eventHandler(.failed(error(.cancelled, "the load was cancelled"))) }
+    }
+
+    private func error(_ code: DataLoadingError.Code, _ message: String, underlying: (any Error)? = nil) -> DataLoadingError {
+        DataLoadingError(code, url: request.url, message: message, underlying: underlying)
+    }
+
+    private func run() async {
+        guard let url = request.url else {
+            eventHandler(.failed(error(.unsupportedScheme, "the request has no URL")))
+            return
+        }
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.add(name: name, value: value) }
+        if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let limit = configuration.maximumResponseSize
+        var hasResponse = false
+        var received = 0
+        do {
+            let deadline = NIODeadline.now() + AsyncHTTPClientDataLoader.timeAmount(configuration.totalTimeout)
+            let response = try await client.execute(outgoing, deadline: deadline)
+            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit {
+                eventHandler(.failed(error(.responseTooLarge, "Content-Length is \(declared) bytes; the limit is \(limit)")))
+                return
+            }
+            eventHandler(.response(Self.urlResponse(response, for: url)))
+            hasResponse = true
+            for try await buffer in response.body {
+                received += buffer.readableBytes
+                if received > limit {
+                    eventHandler(.failed(error(.responseTooLarge, "the body grew past the limit of \(limit) bytes")))
+                    return
+                }
+                eventHandler(.data(Data(buffer.readableBytesView)))
+            }
+            eventHandler(.finished)
+        } catch {
+            var failure = failure(for: error)
+            if failure.code == .transport && hasResponse {
+                failure = self.error(.connectionLost, "the connection closed after \(received) bytes of the body: \(error)", underlying: error)
+            }
+            eventHandler(.failed(failure))
+        }
+    }
+
+    /// The loader's error for what AsyncHTTPClient or NIO threw.
+    private func failure(for thrown: any Error) -> DataLoadingError {
+        if task.withLock({ $0.timedOut }) {
+            return error(.timedOut, "the load took longer than \(configuration.totalTimeout)", underlying: thrown)
+        }
+        if thrown is CancellationError || Task.isCancelled {
+            return error(.cancelled, "the load was cancelled", underlying: thrown)
+        }
+        if let client = thrown as? HTTPClientError {
+            switch client {
+            case .cancelled: return error(.cancelled, "the load was cancelled", underlying: thrown)
+            case .connectTimeout: return error(.timedOut, "connecting took longer than \(configuration.connectTimeout)", underlying: thrown)
+            case .readTimeout: return error(.timedOut, "no data for \(configuration.idleTimeout)", underlying: thrown)
+            case .deadlineExceeded: return error(.timedOut, "the load took longer than \(configuration.totalTimeout)", underlying: thrown)
+            case .redirectLimitReached: return error(.tooManyRedirects, "more than \(configuration.maximumRedirects) redirects", underlying: thrown)
+            case .redirectCycleDetected: return error(.redirectLoop, "a redirect leads back to a URL already visited", underlying: thrown)
+            case .remoteConnectionClosed, .bodyLengthMismatch:
+                return error(.connectionLost, "the connection closed before the body was complete", underlying: thrown)
+            default: break
+            }
+        }
+        if thrown is NIOConnectionError {
+            return error(.cannotConnect, "could not connect: \(thrown)", underlying: thrown)
+        }
+        if let io = thrown as? IOError {
+            switch io.errnoCode {
+            case ECONNRESET, EPIPE: return error(.connectionLost, "the connection was reset", underlying: thrown)
+            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return error(.cannotConnect, "could not connect: \(io)", underlying: thrown)
+            default: break
+            }
+        }
+        if let parser = thrown as? HTTPParserError, case .invalidEOFState = parser {
+            return error(.connectionLost, "the connection closed before the body was complete", underlying: thrown)
+        }
+        if let channel = thrown as? ChannelError, case .eof = channel {
+            return error(.connectionLost, "the connection closed before the body was complete", underlying: thrown)
+        }
+        if let decompression = thrown as? NIOHTTPDecompression.DecompressionError, case .limit = decompression {
+            return error(.responseTooLarge, "the decompressed body grew past the limit of \(configuration.maximumResponseSize) bytes", underlying: thrown)
+        }
+        return error(.transport, String(describing: thrown), underlying: thrown)
+    }
+
+    /// An `HTTPURLResponse` for the final URL, with the headers joined as HTTP allows.
+    private static func urlResponse(_ response: HTTPClientResponse, for requested: URL) -> HTTPURLResponse {
+        var fields: [String: String] = [:]
+        for (name, value) in response.headers {
+            if let existing = fields[name] { fields[name] = existing + ", " + value } else { fields[name] = value }
+        }
+        let url = response.url ?? requested
+        return HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/\(response.version.major).\(response.version.minor)", headerFields: fields)
+            ?? HTTPURLResponse(url: requested, statusCode: Int(response.status.code), httpVersion: nil, headerFields: fields)!
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Imago
+import ImagoTesting
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Retries through `RetryingDataLoader`, driven by `MockDataLoader` and an `ImmediateClock`.
+@Suite(.timeLimit(.minutes(1))) struct RetryingDataLoaderTests {
+    let url = URL(string: "https://example.com/cat.png")!
+    let mock = MockDataLoader()
+    let clock = ImmediateClock()
+    let body = TestImages.pngSignature + Data(repeating: 7, count: 300)
+
+    /// A policy whose jitter always takes the whole cap, so waits are predictable.
+    static var predictable: RetryPolicy {
+        var policy = RetryPolicy()
+        policy.jitter = { 1 }
+        return policy
+    }
+
+    func loader(_ policy: RetryPolicy = predictable) -> RetryingDataLoader {
+        RetryingDataLoader(wrapping: mock, policy: policy, clock: clock)
+    }
+
+    static func lost(_ url: URL) -> DataLoadingError {
+        DataLoadingError(.connectionLost, url: url, message: "reset")
+    }
+
+    @Test func a503ThenSuccessIsRetriedAndOnlyTheSuccessIsPassedOn() async throws {
+        mock.stub(url, sequence: [.status(503, body: Data("busy".utf8), contentType: "text/plain"), .image(body)])
+        let (data, response) = try await loader().data(for: URLRequest(url: url))
+        #expect(data == body)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(mock.requests.count == 2)
+        #expect(clock.sleeps == [.milliseconds(500)])
+    }
+
+    @Test func transportFailuresBeforeTheBodyAreRetriedWithGrowingCaps() async throws {
+        mock.stub(url, sequence: [.failure(Self.lost(url)), .failure(Self.lost(url)), .image(body)])
+        let (data, _) = try await loader().data(for: URLRequest(url: url))
+        #expect(data == body)
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+    }
+
+    @Test func jitterDrawsBetweenZeroAndTheCap() async throws {
+        var policy = RetryPolicy()
+        policy.jitter = { 0.25 }
+        policy.baseDelay = .seconds(2)
+        mock.stub(url, sequence: [.status(500), .status(500), .image(body)])
+        _ = try await loader(policy).data(for: URLRequest(url: url))
+        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+        // The cap stops growing at maximumDelay.
+        policy.maximumDelay = .seconds(3)
+        #expect(policy.delay(beforeRetry: 5, retryAfter: nil) == .milliseconds(750))
+    }
+
+    @Test func retryAfterInSecondsIsHonoured() async throws {
+        var busy = MockResponse.status(429)
+        busy.headers["Retry-After"] = "7"
+        mock.stub(url, sequence: [busy, .image(body)])
+        _ = try await loader().data(for: URLRequest(url: url))
+        #expect(clock.sleeps == [.seconds(7)])
+    }
+
+    @Test func retryAfterAsAnHTTPDateIsReadFromNow() throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let later = now.addingTimeInterval(90)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let response = try #require(HTTPURLResponse(url: url, statusCode: 503, httpVersion: nil,
+                                                    headerFields: ["Retry-After": formatter.string(from: later)]))
+        #expect(RetryPolicy.retryAfter(in: response, now: now) == .seconds(90))
+    }
+
+    @Test func aRetryAfterLongerThanTheLimitPassesTheResponseOn() async throws {
+        var busy = MockResponse.status(503, body: Data("later".utf8), contentType: "text/plain")
+        busy.headers["Retry-After"] = "3600"
+        mock.stub(url, sequence: [busy, .image(body)])
+        let (data, response) = try await loader().data(for: URLRequest(url: url))
+        #expect((response as? HTTPURLResponse)?.statusCode == 503)
+        #expect(data == Data("later".utf8))
+        #expect(mock.requests.count == 1)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test func whenRetriesRunOutTheLastResponseIsPassedOnWithItsBody() async throws {
+        mock.stub(url, .status(503, body: Data("still busy".utf8), contentType: "text/plain"))
+        let (data, response) = try await loader().data(for: URLRequest(url: url))
+        #expect((response as? HTTPURLResponse)?.statusCode == 503)
+        #expect(data == Data("still busy".utf8))
+        #expect(mock.requests.count == 3, "one attempt and two retries")
+    }
+
+    @Test func whenRetriesRunOutTheLastFailureIsPassedOnUnchanged() async {
+        mock.stub(url, .failure(Self.lost(url)))
+        let error = await caughtError { try await loader().data(for: URLRequest(url: url)) }
+        #expect((error as? DataLoadingError)?.code == .connectionLost)
+        #expect(mock.requests.count == 3)
+    }
+
+    @Test func onlyGETIsRetried() async throws {
+        mock.stub(url, sequence: [.status(503), .image(body)])
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        let (_, response) = try await loader().data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 503)
+        #expect(mock.requests.count == 1)
+    }
+
+    @Test func clientErrorsAndLimitsAreNotRetried() async {
+        mock.stub(url, sequence: [.status(404), .image(body)])
+        let other = URL(string: "https://example.com/big.png")!
+        mock.stub(other, .failure(DataLoadingError(.responseTooLarge, url: other, message: "too big")))
+        let notFound = try? await loader().data(for: URLRequest(url: url))
+        #expect((notFound?.1 as? HTTPURLResponse)?.statusCode == 404)
+        let error = await caughtError { try await loader().data(for: URLRequest(url: other)) }
+        #expect((error as? DataLoadingError)?.code == .responseTooLarge)
+        #expect(mock.requests.count == 2)
+    }
+
+    @Test func aFailureAfterTheBodyStartedIsNotRetried() async {
+        let cut = MockResponse.data(body, contentType: "image/png", chunkSize: 10).failing(with: Self.lost(url))
+        mock.stub(url, sequence: [cut, .image(body)])
+        let progress = Locked<[Int64]>([])
+        let error = await caughtError {
+            try await loader().data(for: URLRequest(url: url)) { value in progress.withLock { $0.append(value.completed) } }
+        }
+        #expect((error as? DataLoadingError)?.code == .connectionLost)
+        #expect(mock.requests.count == 1)
+        #expect(progress.withLock { $0.last } == Int64(body.count), "the bytes before the cut were passed on")
+    }
+
+    @Test func noPolicyMeansOneAttempt() async throws {
+        mock.stub(url, sequence: [.status(503), .image(body)])
+        let (_, response) = try await loader(.none).data(for: URLRequest(url: url))
+        #expect((response as? HTTPURLResponse)?.statusCode == 503)
+        #expect(mock.requests.count == 1)
+    }
+
+    @Test func cancellingDuringAnAttemptStopsItAndStartsNoOther() async {
+        mock.stub(url, sequence: [MockResponse.status(503).held(), .image(body)])
+        let loader = loader()
+        let task = Task { try await loader.data(for: URLRequest(url: url)) }
+        _ = await mock.waitForTask(for: url)
+        task.cancel()
+        let error = await caughtError { try await task.value }
+        #expect(error is CancellationError)
+        #expect(mock.requests.count == 1)
+        #expect(mock.cancelledRequests.count == 1)
+    }
+
+    @Test func cancellingDuringTheWaitEndsWithACancellationFailure() async {
+        let events = Locked<[String]>([])
+        mock.stub(url, sequence: [.status(503), .image(body)])
+        let waiting = WaitingClock()
+        let loader = RetryingDataLoader(wrapping: mock, policy: Self.predictable, clock: waiting)
+        let task = loader.dataTask(with: URLRequest(url: url)) { event in
+            switch event {
+            case .failed(let error): events.withLock { $0.append("failed \((error as? DataLoadingError)?.code.description ?? "?")") }
+            case .finished: events.withLock { $0.append("finished") }
+            default: events.withLock { $0.append("other") }
+            }
+        }
+        task.resume()
+        await waiting.waitForSleeper()
+        task.cancel()
+        await eventually { events.withLock { $0 } == ["failed cancelled"] }
+        #expect(events.withLock { $0 } == ["failed cancelled"])
+        #expect(mock.requests.count == 1, "no attempt after the cancel")
+    }
+}
+
+/// A clock whose sleeps last until cancelled: for cancelling a retry's wait.
+private final class WaitingClock: Clock, Sendable {
+    typealias Instant = ContinuousClock.Instant
+    private let sleepers = Locked(0)
+    var now: Instant { ContinuousClock.now }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        sleepers.withLock { $0 += 1 }
+        try await Task.sleep(for: .seconds(600))
+    }
+
+    func waitForSleeper() async {
+        await eventually { sleepers.withLock { $0 } > 0 }
+    }
+}
