@@ -122,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoIntegrationTests",
-            dependencies: ["Imago", "ImagoAsyncHTTPClient", "ImagoTesting", "LoopbackServer"],
+            dependencies: ["Imago", "ImagoAsyncHTTPClient", "ImagoCodecs", "ImagoTesting", "LoopbackServer"],
             swiftSettings: swiftSettings
         ),
     ]

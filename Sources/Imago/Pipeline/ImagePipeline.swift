@@ -158,6 +158,9 @@ public final class ImagePipeline: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
+                // Bytes that do not decode (corrupt, or a decompression bomb
+                // over the limits) are not kept on disk to fail again.
+                if loaded.source != .file { self.configuration.dataCache?.removeEntry(for: request.dataKey) }
                 throw ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
             }
             if request.processors.isEmpty { self.storeInMemory(image, for: request) }
