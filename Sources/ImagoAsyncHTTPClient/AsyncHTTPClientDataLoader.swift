@@ -21,8 +21,9 @@ import FoundationNetworking
 /// request: wrap it in a `RetryingDataLoader` to retry.
 ///
 /// ```swift
-/// let loader = RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader())
-/// let pipeline = ImagePipeline(configuration: .withCodecs(dataLoader: DataLoader(network: loader)))
+/// var configuration = ImagePipeline.Configuration.withCodecs
+/// configuration.dataLoader = DataLoader(network: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()))
+/// let pipeline = ImagePipeline(configuration: configuration)
 /// ```
 public final class AsyncHTTPClientDataLoader: DataLoading {
     /// Settings for the client and its limits.
