@@ -119,8 +119,9 @@ extension Bench {
             let probe = keys + 1_000_000 + Int.random(in: 0..<1_000_000)
             let version = UInt64(UInt32(truncatingIfNeeded: getpid())) << 32
             cache.store(BenchCacheValue.entry(index: probe, version: version, size: minSize), for: BenchCacheValue.key(probe))
-            let works: Bool
-            if case .valid = BenchCacheValue.read(cache, index: probe) { works = true } else { works = false }
+            let readBack = BenchCacheValue.read(cache, index: probe)
+            let works = readBack == .valid
+            if !works { Output.error("imago bench cache: a fresh entry did not read back: \(readBack)") }
             cache.removeEntry(for: BenchCacheValue.key(probe))
             Output.line(JSONValue.object([
                 ("benchmark", .string("cache")), ("mode", .string("verify")), ("keys", .int(keys)),

@@ -89,6 +89,12 @@ public final class DataCache: DataCaching {
         do {
             try FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
             try contents.write(to: temporary)
+            // The "last used" time trimming sorts by, from the clock hits use
+            // (`Date`). The file system stamps a new file from a coarser
+            // clock, milliseconds behind, so an entry just written could sort
+            // before entries read a moment earlier, and be the first one the
+            // trim this store may start deletes.
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: temporary.path)
             if rename(temporary.path, url.path) != 0 {
                 throw CocoaError(.fileWriteUnknown)
             }
