@@ -141,11 +141,14 @@ import Testing
         let kills = 200
         var verified = 0, damagedFiles = 0, mostTemporaryFiles = 0
         var corrupt: [String] = []
+        var checking = Duration.zero, starting = Duration.zero
         let started = ContinuousClock.now
         for round in 1...kills {
             // Writers and mixed readers-writers, killed 2-100 ms into their loop.
+            let launched = ContinuousClock.now
             let running = try start(["--mode", round % 2 == 0 ? "write" : "mixed"])
             #expect(running.waitUntilRunning(), "kill \(round): the writer did not start: \(running.errors)")
+            starting += ContinuousClock.now - launched
             usleep(UInt32.random(in: 2_000...100_000))
             kill(running.process.processIdentifier, SIGKILL)
             _ = try running.finish()
@@ -153,19 +156,24 @@ import Testing
             try? FileManager.default.removeItem(at: running.stdout)
             try? FileManager.default.removeItem(at: running.stderr)
 
-            let check = checkInProcess()
-            verified += check.hits
-            damagedFiles += check.damagedFiles
-            corrupt += check.corrupt.map { "kill \(round): \($0)" }
+            // After every other kill, every entry is read back here (the check is the slow part under
+            // the thread sanitizer); every 25 kills, a fresh process checks too, and stores a new entry.
+            if round % 2 == 0 {
+                let checkStarted = ContinuousClock.now
+                let check = checkInProcess()
+                checking += ContinuousClock.now - checkStarted
+                verified += check.hits
+                damagedFiles += check.damagedFiles
+                corrupt += check.corrupt.map { "kill \(round): \($0)" }
+            }
             mostTemporaryFiles = max(mostTemporaryFiles, temporaryFiles().count)
-            // Every 25 kills, a fresh process checks too, and stores a new entry.
             if round % 25 == 0 { _ = try verifyProcess("after kill \(round)") }
         }
-        print("DataCacheCrash: \(kills) kills in \(ContinuousClock.now - started), \(verified) entries verified, \(corrupt.count) corrupt reads, "
+        print("DataCacheCrash: \(kills) kills in \(ContinuousClock.now - started) (starting writers \(starting), checking \(checking)), \(verified) entries verified, \(corrupt.count) corrupt reads, "
               + "\(damagedFiles) damaged entry files, at most \(mostTemporaryFiles) leftover temporary files")
         #expect(corrupt.isEmpty, "\(corrupt.prefix(10))")
         #expect(damagedFiles == 0)
-        #expect(verified > kills)
+        #expect(verified > kills / 2)
 
         // Leftover temporary files (the writers' and one made here, cut short) break nothing...
         let cutShort = cacheDirectory.appendingPathComponent(".tmp-\(UUID().uuidString)")
