@@ -3,24 +3,37 @@ import Foundation
 /// What the ``LoopbackServer`` sends for a request: status, headers, body,
 /// and how the body goes out on the wire.
 public struct ServedResponse: Sendable {
-    /// How the body is written.
+    /// How the body is written, including on purpose badly.
     public enum Delivery: Sendable {
         /// All at once.
         case whole
-        /// `chunkSize` bytes every `interval`: a slow server.
+        /// `chunkSize` bytes every `interval`: a slow server. It stops when
+        /// the client goes away or the server stops.
         case trickle(chunkSize: Int, interval: Duration)
-        /// The full `Content-Length` is declared, `bytes` are sent, then the
-        /// connection is closed: a body cut short.
+        /// A body shorter than its `Content-Length`: the full length is
+        /// declared, the first `afterBytes` bytes are sent, then the
+        /// connection is closed normally (FIN).
         case truncated(afterBytes: Int)
         /// `Transfer-Encoding: chunked` with no `Content-Length`, in chunks
         /// of `chunkSize` bytes.
         case chunked(chunkSize: Int)
+        /// The connection is reset (a TCP RST) before any byte of the response.
+        case resetBeforeHead
+        /// The head and the first `afterBytes` bytes of the body are sent,
+        /// then the connection is reset (a TCP RST).
+        case reset(afterBytes: Int)
+        /// `Transfer-Encoding: chunked` that never ends: a chunk of `chunkSize`
+        /// bytes every `interval` (the body over and over, or zeros when it
+        /// is empty) until the client goes away or the server stops. Nothing
+        /// is queued while the client is not reading.
+        case endlessChunks(chunkSize: Int, interval: Duration)
     }
 
     /// The HTTP status code.
     public var status: Int
     /// The response headers, in order. `Content-Length` is added when absent
-    /// (except for ``Delivery/chunked(chunkSize:)``).
+    /// (except for chunked deliveries and statuses 204 and 304); one given
+    /// here is sent as is, so it can differ from the body's size.
     public var headers: [(name: String, value: String)]
     /// The body.
     public var body: Data
