@@ -106,7 +106,15 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
     private let client: HTTPClient
     private let configuration: AsyncHTTPClientDataLoader.Configuration
     private let eventHandler: @Sendable (DataLoadingEvent) -> Void
-    private let task = Locked<(started: Bool, cancelled: Bool, timedOut: Bool, running: Task<Void, Never>?)>((false, false, false, nil))
+    private struct State {
+        var started = false
+        var cancelled = false
+        var timedOut = false
+        var running: Task<Void, Never>?
+        var timer: DispatchWorkItem?
+    }
+
+    private let task = Locked(State())
 
     init(request: URLRequest, client: HTTPClient, configuration: AsyncHTTPClientDataLoader.Configuration,
          eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
@@ -124,13 +132,15 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
                 task.running = Task { self.eventHandler(.failed(self.error(.cancelled, "the load was cancelled"))) }
             } else {
                 let running = Task { await self.run() }
-                task.running = running
                 // AsyncHTTPClient's deadline covers the response head, not a
                 // body that keeps trickling in: the total timeout is kept here.
-                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.totalTimeout.timeInterval) { [weak self] in
+                let timer = DispatchWorkItem { [weak self] in
                     self?.task.withLock { $0.timedOut = true }
                     running.cancel()
                 }
+                task.running = running
+                task.timer = timer
+                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.totalTimeout.timeInterval, execute: timer)
             }
         }
     }
@@ -149,6 +159,7 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
     }
 
     private func run() async {
+        defer { task.withLock { $0.timer }?.cancel() }
         guard let url = request.url else {
             eventHandler(.failed(error(.unsupportedScheme, "the request has no URL")))
             return

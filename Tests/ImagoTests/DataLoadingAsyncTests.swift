@@ -70,3 +70,47 @@ import FoundationNetworking
         #expect(LoadingProgress(completed: 1, total: 0).fraction == nil)
     }
 }
+
+/// Nothing outlives a finished load: the task holds its handler, the handler
+/// holds the load, and the load must let go of the task.
+@Suite struct DataLoadingAsyncLifetimeTests {
+    /// A loader that keeps each task (and so its handler) for as long as
+    /// the task is referenced, like real loaders do, and records nothing.
+    struct OneShotLoader: DataLoading {
+        final class OneShotTask: DataLoadingTask, @unchecked Sendable {
+            let handler: @Sendable (DataLoadingEvent) -> Void
+            let url: URL
+            init(url: URL, handler: @escaping @Sendable (DataLoadingEvent) -> Void) { self.url = url; self.handler = handler }
+            func resume() {
+                handler(.response(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: ["Content-Type": "image/png"])!))
+                handler(.data(Data(count: 1_000)))
+                handler(.finished)
+            }
+            func cancel() {}
+        }
+        let made = Locked<[Weak<OneShotTask>]>([])
+        func dataTask(with request: URLRequest, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) -> any DataLoadingTask {
+            let task = OneShotTask(url: request.url!, handler: eventHandler)
+            made.withLock { $0.append(Weak(task)) }
+            return task
+        }
+    }
+
+    final class Weak<T: AnyObject>: @unchecked Sendable {
+        weak var value: T?
+        init(_ value: T) { self.value = value }
+    }
+
+    final class Canary: Sendable {}
+
+    @Test func aFinishedLoadReleasesItsTaskAndWhatItsProgressHandlerHolds() async throws {
+        let loader = OneShotLoader()
+        var canary: Canary? = Canary()
+        let watched = Weak(canary!)
+        _ = try await loader.data(for: URLRequest(url: exampleURL)) { [canary] _ in _ = canary }
+        canary = nil
+        await eventually { watched.value == nil && loader.made.withLock { $0.allSatisfy { $0.value == nil } } }
+        #expect(watched.value == nil, "the progress handler's captures outlived the load")
+        #expect(loader.made.withLock { $0.allSatisfy { $0.value == nil } }, "the task outlived the load")
+    }
+}

@@ -115,9 +115,13 @@ private final class AsyncLoad: Sendable {
     }
 
     /// Resumes the continuation once; later calls do nothing.
+    ///
+    /// Also lets go of the task: its event handler holds this object, so
+    /// keeping it would be a cycle that keeps the body, and whatever the
+    /// progress handler holds, alive for good.
     private func finish(with result: Result<(Data, URLResponse), any Error>) {
         let continuation = state.withLock { state in
-            defer { state.continuation = nil; state.body = Data() }
+            defer { state.continuation = nil; state.body = Data(); state.task = nil }
             return state.continuation
         }
         continuation?.resume(with: result)

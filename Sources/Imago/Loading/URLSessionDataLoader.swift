@@ -87,6 +87,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         var received = 0
         var hasResponse = false
         var visited: Set<URL>
+        var timer: DispatchWorkItem?
 
         init(url: URL?, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
             self.url = url
@@ -106,15 +107,26 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         entries.withLock { $0[task.taskIdentifier] = Entry(url: url, eventHandler: eventHandler) }
         // FoundationNetworking on Linux does not enforce the resource
         // timeout on a body that keeps trickling in; this does.
+        // The timer is cancelled when the task ends, so it holds nothing for long.
         let limit = configuration.totalTimeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [weak self] in
-            self?.fail(task, code: .timedOut, message: "the load took longer than \(limit) s")
+        let timer = DispatchWorkItem { [weak self, weak task] in
+            guard let self, let task else { return }
+            fail(task, code: .timedOut, message: "the load took longer than \(limit) s")
         }
+        entries.withLock { $0[task.taskIdentifier]?.timer = timer }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: timer)
+    }
+
+    /// Removes the entry of `task`, stopping its timer.
+    private func removeEntry(for task: URLSessionTask) -> Entry? {
+        let entry = entries.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        entry?.timer?.cancel()
+        return entry
     }
 
     /// Ends the task with `error`: the handler hears nothing more from the session.
     private func fail(_ task: URLSessionTask, code: DataLoadingError.Code, message: String) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let entry = removeEntry(for: task) else { return }
         task.cancel()
         entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message)))
     }
@@ -193,7 +205,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let entry = removeEntry(for: task) else { return }
         guard let error else {
             entry.eventHandler(.finished)
             return
