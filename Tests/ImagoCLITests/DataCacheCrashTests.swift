@@ -105,6 +105,7 @@ import Testing
     }
 
     @Test func benchValuesRevealEveryKindOfDamage() {
+        defer { try? FileManager.default.removeItem(at: directory) }
         let value = BenchCacheValue.entry(index: 3, version: 0x1234_0000_0005, size: 5_003)
         #expect(BenchCacheValue.check(value, index: 3) == .valid)
         var damaged: [DataCacheEntry] = []
@@ -138,6 +139,7 @@ import Testing
     }
 
     @Test func writersKilledAtRandomMomentsLeaveOnlyCompleteEntries() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
         let kills = 200
         var verified = 0, damagedFiles = 0, mostTemporaryFiles = 0
         var corrupt: [String] = []
@@ -202,6 +204,7 @@ import Testing
     }
 
     @Test func twoProcessesReadingAndWritingOneDirectoryNeverReadACorruptEntry() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
         let processes = try (0..<2).map { _ in try start(["--mode", "mixed", "--seconds", "3"]) }
         var reads = 0, writes = 0
         for running in processes {

@@ -12,6 +12,7 @@ import Testing
     }
 
     @Test func anEntryJustStoredIsNotTheFirstOneItsOwnTrimDeletes() {
+        defer { try? FileManager.default.removeItem(at: directory) }
         // Hits stamp an entry's "last used" time from `Date`; the file system
         // stamps a new file from a coarser clock, up to a few milliseconds
         // behind. Unless a store stamps its file from `Date` too, an entry just
@@ -34,6 +35,7 @@ import Testing
     }
 
     @Test func aCacheUnderItsLimitSweepsAbandonedTemporaryFilesAtItsFirstStore() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
         // Given temporary files left by writers that crashed, one long ago, one just now
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let abandoned = directory.appendingPathComponent(".tmp-crashed-long-ago")
