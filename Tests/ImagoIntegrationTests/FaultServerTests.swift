@@ -82,11 +82,11 @@ import Darwin
         let server = try await LoopbackServer.start(routes: [
             "/slow": ServedResponse.ok(Self.body, contentType: "image/png").delivered(.trickle(chunkSize: 1, interval: .seconds(1))),
         ])
-        let started = ContinuousClock.now
         let response = try await RawClient.get("/slow", port: server.port, stopAfter: 1)
         #expect(response.body.count == 1)
-        #expect(await server.waitForOpenConnections(timeout: .milliseconds(900)))
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // The body would take minutes; the server notices the client gone at
+        // its next byte and closes (waited for up to 5 s, not timed).
+        #expect(await server.waitForOpenConnections())
         try await server.stop()
     }
 
