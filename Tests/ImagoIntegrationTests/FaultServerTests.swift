@@ -95,6 +95,12 @@ import Darwin
             "/endless": ServedResponse().delivered(.endlessChunks(chunkSize: 10, interval: .milliseconds(50))),
         ])
         let reading = Task { try await RawClient.get("/endless", port: server.port) }
+        // Stop only once the request is in and chunks are flowing (a busy
+        // machine may take a while to get there).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.requestCount(for: "/endless") == 0 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         try await Task.sleep(for: .milliseconds(300))
         try await server.stop()
         let response = try await reading.value
