@@ -76,14 +76,7 @@ extension Bench {
                 let index = Int.random(in: 0..<keys, using: &random)
                 if mode == .mixed && Bool.random(using: &random) {
                     reads += 1
-                    switch BenchCacheValue.read(cache, index: index) {
-                    case .miss: break
-                    case .valid: hits += 1
-                    case .corrupt(let reason):
-                        hits += 1
-                        corrupt += 1
-                        Output.error("imago bench cache: corrupt read of key \(index): \(reason)")
-                    }
+                    Self.checkedRead(cache, index: index, hits: &hits, corrupt: &corrupt)
                 } else {
                     counter += 1
                     let version = process | counter
@@ -101,19 +94,24 @@ extension Bench {
             if corrupt > 0 { throw ExitCode(1) }
         }
 
+        /// Reads the value of key `index`, counting a hit or a corrupt read (reported on stderr).
+        private static func checkedRead(_ cache: DataCache, index: Int, hits: inout Int, corrupt: inout Int) {
+            switch BenchCacheValue.read(cache, index: index) {
+            case .miss: break
+            case .valid: hits += 1
+            case .corrupt(let reason):
+                hits += 1
+                corrupt += 1
+                Output.error("imago bench cache: corrupt read of key \(index): \(reason)")
+            }
+        }
+
         /// Reads every key once, then checks that a fresh entry stores and reads back.
         private func verify(_ cache: DataCache) throws {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: cache.configuration.directory.path)) ?? []
             var hits = 0, corrupt = 0
             for index in 0..<keys {
-                switch BenchCacheValue.read(cache, index: index) {
-                case .miss: break
-                case .valid: hits += 1
-                case .corrupt(let reason):
-                    hits += 1
-                    corrupt += 1
-                    Output.error("imago bench cache: corrupt read of key \(index): \(reason)")
-                }
+                Self.checkedRead(cache, index: index, hits: &hits, corrupt: &corrupt)
             }
             // A key outside the bench's set, so no other writer touches it.
             let probe = keys + 1_000_000 + Int.random(in: 0..<1_000_000)
