@@ -2,7 +2,10 @@ import Foundation
 
 /// An album feed in the iTunes top-albums JSON shape:
 /// `{"feed": {"entry": [{"im:name": {"label": ...}, "im:artist": {"label": ...},
-/// "im:image": [{"label": URL, "attributes": {"height": "55"}}, ...]}]}}`.
+/// "im:image": [{"label": URL, "attributes": {"height": "55"}}, ...]}]}}`,
+/// with the feed's other fields (`id`, `im:price`, `category`, `link`, ...)
+/// ignored. A feed of one album, which iTunes sends as a lone `entry`
+/// object rather than an array, reads as one album.
 public struct AlbumFeed: Decodable, Sendable, Equatable {
     /// One album.
     public struct Album: Sendable, Equatable {
@@ -54,6 +57,17 @@ public struct AlbumFeed: Decodable, Sendable, Equatable {
     }
     private struct Feed: Decodable {
         let entry: [Entry]?
+        enum CodingKeys: String, CodingKey { case entry }
+
+        // The iTunes feed sends a lone entry as an object, not a one-element array.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let single = try? container.decode(Entry.self, forKey: .entry) {
+                entry = [single]
+            } else {
+                entry = try container.decodeIfPresent([Entry].self, forKey: .entry)
+            }
+        }
     }
     private enum CodingKeys: String, CodingKey { case feed }
 

@@ -115,7 +115,7 @@ extension Bench {
             let samples = try SampleImages.make(photoSize: SampleImages.size(photoSize))
             let server = try await LoopbackServer.start(handler: samples.handler)
             let text = samples.paths(count: images).map { server.url($0).absoluteString }.joined(separator: "\n") + "\n"
-            try Fetch.writeAtomically(Data(text.utf8), to: SourceLoader.url(for: list))
+            try OutputFile.save(Data(text.utf8), to: SourceLoader.url(for: list))
             Output.error("serving \(images) images on \(server.baseURL.absoluteString); URLs in \(list)")
             while true { try await Task.sleep(for: .seconds(3_600)) }
         }

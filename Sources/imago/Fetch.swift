@@ -144,7 +144,7 @@ struct Fetch: AsyncParsableCommand {
                 let target = format?.format ?? (sourceFormat == .gif || sourceFormat == nil ? .png : sourceFormat!)
                 let encoded = try encoder(for: target).encode(image)
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
-                try Self.writeAtomically(encoded, to: file)
+                try OutputFile.save(encoded, to: file)
                 written = file.path
             }
             let ms = (ContinuousClock.now - started).milliseconds
@@ -197,22 +197,6 @@ struct Fetch: AsyncParsableCommand {
         let safe = stem.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) ? Character($0) : "_" }
         let name = String(safe).trimmingCharacters(in: CharacterSet(charactersIn: "."))
         return name.isEmpty ? "image" : String(name.prefix(120))
-    }
-
-    /// Writes to a temporary file in the same folder, then renames it into place.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try data.write(to: temporary)
-            if FileManager.default.fileExists(atPath: url.path) {
-                _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-            } else {
-                try FileManager.default.moveItem(at: temporary, to: url)
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw Failure(code: "output.writeFailed", message: "cannot write \(url.path): \(error.localizedDescription)")
-        }
     }
 }
 

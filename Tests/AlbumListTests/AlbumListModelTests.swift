@@ -117,3 +117,76 @@ func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sour
     }
     if !condition() { Issue.record("condition never became true", sourceLocation: sourceLocation) }
 }
+
+/// The feed as iTunes really serves it: `text/javascript`, every field of an
+/// entry around the three the demo reads, and a lone entry as an object.
+@Suite struct RealFeedShapeTests {
+    let feedURL = URL(string: "https://itunes.apple.com/us/rss/topalbums/limit=100/json")!
+
+    static func entry(id: String, name: String, artist: String) -> String {
+        """
+        {"im:name":{"label":"\(name)"},
+         "im:image":[{"label":"https://is1.example/\(id)/55x55bb.png","attributes":{"height":"55"}},
+                     {"label":"https://is1.example/\(id)/170x170bb.png","attributes":{"height":"170"}},
+                     {"label":"https://is1.example/\(id)/60x60bb.png","attributes":{"height":"60"}}],
+         "im:itemCount":{"label":"12"},
+         "im:price":{"label":"$10.99","attributes":{"amount":"10.99","currency":"USD"}},
+         "im:contentType":{"im:contentType":{"attributes":{"term":"Album","label":"Album"}},"attributes":{"term":"Music","label":"Music"}},
+         "rights":{"label":"\\u2117 2026 Records"},
+         "title":{"label":"\(name) - \(artist)"},
+         "link":{"attributes":{"rel":"alternate","type":"text/html","href":"https://music.example/album/\(id)?uo=2"}},
+         "id":{"label":"https://music.example/album/\(id)?uo=2","attributes":{"im:id":"\(id)"}},
+         "im:artist":{"label":"\(artist)","attributes":{"href":"https://music.example/artist/1?uo=2"}},
+         "category":{"attributes":{"im:id":"14","term":"Pop","scheme":"https://music.example/genre/14?uo=2","label":"Pop"}},
+         "im:releaseDate":{"label":"2026-07-24T00:00:00-07:00","attributes":{"label":"July 24, 2026"}}}
+        """
+    }
+
+    static func feed(entries: String) -> Data {
+        Data("""
+        {"feed":{"author":{"name":{"label":"iTunes Store"},"uri":{"label":"http://www.apple.com/itunes/"}},
+         "entry":\(entries),
+         "updated":{"label":"2026-11-23T02:00:00-07:00"},"rights":{"label":"Copyright 2008 Apple Inc."},
+         "title":{"label":"iTunes Store: Top Albums"},"icon":{"label":"http://itunes.apple.com/favicon.ico"},
+         "link":[{"attributes":{"rel":"alternate","type":"text/html","href":"https://music.example/"}},
+                 {"attributes":{"rel":"self","href":"https://itunes.apple.com/us/rss/topalbums/limit=100/json"}}],
+         "id":{"label":"https://itunes.apple.com/us/rss/topalbums/limit=100/json"}}}
+        """.utf8)
+    }
+
+    func load(_ body: Data, contentType: String = "text/javascript; charset=utf-8") async -> AlbumListModel.State {
+        let loader = MockDataLoader()
+        loader.stub(feedURL, .data(body, contentType: contentType))
+        let model = AlbumListModel(feedURL: feedURL, loader: loader, images: MockImageService(), placeholder: TestImages.solid(width: 1, height: 1))
+        return await model.load()
+    }
+
+    @Test func readsTheRealFeedServedAsJavaScript() async {
+        let body = Self.feed(entries: "[\(Self.entry(id: "1", name: "Blue", artist: "Joni Mitchell")),\(Self.entry(id: "2", name: "Hejira", artist: "Joni Mitchell"))]")
+        guard case .loaded(let rows) = await load(body) else {
+            Issue.record("the feed did not load")
+            return
+        }
+        #expect(rows.map(\.album.name) == ["Blue", "Hejira"])
+        #expect(rows.map(\.album.problem) == [nil, nil])
+        #expect(rows[0].album.largestArtworkURL == URL(string: "https://is1.example/1/170x170bb.png"))
+        #expect(rows[0].album.artworkURLs.count == 3)
+    }
+
+    @Test func aLoneEntryObjectIsOneAlbum() async {
+        guard case .loaded(let rows) = await load(Self.feed(entries: Self.entry(id: "7", name: "Court and Spark", artist: "Joni Mitchell"))) else {
+            Issue.record("the feed did not load")
+            return
+        }
+        #expect(rows.map(\.album.name) == ["Court and Spark"])
+    }
+
+    @Test func theSameFeedServedAsHTMLIsRejected() async {
+        let body = Self.feed(entries: "[\(Self.entry(id: "1", name: "Blue", artist: "Joni Mitchell"))]")
+        guard case .failed(let message) = await load(body, contentType: "text/html; charset=utf-8") else {
+            Issue.record("an HTML response was accepted as the feed")
+            return
+        }
+        #expect(message.contains("content type"))
+    }
+}

@@ -144,6 +144,65 @@ import Testing
         #expect(image.width == 100 && image.height == 67)
     }
 
+    /// The names in `folder`, hidden temporary files included.
+    private func contents(of folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    @Test func fetchIntoTheSameFolderAgainReplacesEveryFileWhole() throws {
+        let output = directory.appendingPathComponent("again")
+        for run in 1...3 {
+            let result = try imago("fetch", "--no-cache", "--output", output.path, "--max-size", "100", path("photo.jpg"), path("wide.png"))
+            #expect(result.status == 0, "run \(run): \(result.stderr)")
+            #expect(try contents(of: output) == ["photo.jpg", "wide.png"], "run \(run)")
+            let photo = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.jpg")))
+            #expect(photo.width == 100 && photo.height == 67, "run \(run)")
+            let wide = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("wide.png")))
+            #expect(wide.width == 40 && wide.height == 20, "run \(run)")
+        }
+    }
+
+    @Test func fetchKeepsTheModeOfAFileItReplaces() throws {
+        let output = directory.appendingPathComponent("mode")
+        #expect(try imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
+        let file = output.appendingPathComponent("wide.png")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        #expect(try imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func fetchOverAReadOnlyFileFailsAndLeavesItUntouched() throws {
+        let output = directory.appendingPathComponent("readonly")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let file = output.appendingPathComponent("wide.png")
+        let original = Data("the user's own file".utf8)
+        try original.write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+        let run = try imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"), path("photo.jpg"))
+        #expect(run.status == 1)
+        #expect(try Data(contentsOf: file) == original)
+        #expect(try contents(of: output) == ["photo.jpg", "wide.png"])
+        let failed = run.objects.first { $0["source"] as? String == path("wide.png") }
+        let error = failed?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "output.writeFailed")
+        #expect((error?["message"] as? String)?.contains("read-only") == true)
+        #expect(run.stderr.contains(path("wide.png")))
+    }
+
+    @Test func fetchOntoAFolderOfTheSameNameFailsAndLeavesTheFolder() throws {
+        let output = directory.appendingPathComponent("folder")
+        let blocking = output.appendingPathComponent("wide.png")
+        try FileManager.default.createDirectory(at: blocking, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: blocking.appendingPathComponent("inside.txt"))
+        let run = try imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"))
+        #expect(run.status == 1)
+        let error = run.objects.first?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "output.writeFailed")
+        #expect(try contents(of: output) == ["wide.png"])
+        #expect(try contents(of: blocking) == ["inside.txt"])
+    }
+
     @Test func fetchOverHTTPReportsEachSourceAndLeavesNoPartialFiles() async throws {
         let png = try ImageEncoders.png().encode(TestImages.gradient(width: 8, height: 8))
         let server = try await LoopbackServer.start(routes: [
@@ -249,7 +308,7 @@ import Testing
               {"im:name":{"label":"Gone"},"im:artist":{"label":"B"},"im:image":[{"label":"\#(server.url("/gone.png"))","attributes":{"height":"100"}}]},
               {"im:name":{"label":"Nameless"},"im:image":[]}
             ]}}
-            """#.utf8), contentType: "application/json"))
+            """#.utf8), contentType: "text/javascript; charset=utf-8"))
         server.route("/good.png", .ok(try ImageEncoders.png().encode(TestImages.solid(width: 4, height: 4)), contentType: "image/png"))
         let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
         try await server.stop()

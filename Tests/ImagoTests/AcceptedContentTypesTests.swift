@@ -17,12 +17,19 @@ import Testing
         #expect(!AcceptedContentTypes.images.accepts(contentType: type))
     }
 
-    @Test(arguments: ["application/json", "Application/JSON; charset=utf-8", "text/json", "application/vnd.api+json"])
+    @Test(arguments: [
+        "application/json", "Application/JSON; charset=utf-8", "text/json", "application/vnd.api+json",
+        // What JSON APIs really send: the iTunes feeds are text/javascript.
+        "text/javascript; charset=utf-8", "application/javascript", "Application/X-JavaScript",
+    ])
     func jsonAcceptsJSONTypes(type: String) {
         #expect(AcceptedContentTypes.json.accepts(contentType: type))
     }
 
-    @Test(arguments: ["text/html", "image/png", "application/octet-stream"])
+    @Test(arguments: [
+        "text/html", "text/html; charset=utf-8", "application/xhtml+xml", "text/plain", "text/css",
+        "image/png", "application/octet-stream", "text/javascriptx", "application/ecmascript",
+    ])
     func jsonRejectsOtherTypes(type: String) {
         #expect(!AcceptedContentTypes.json.accepts(contentType: type))
     }

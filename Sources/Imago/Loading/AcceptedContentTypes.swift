@@ -17,7 +17,10 @@ public struct AcceptedContentTypes: Sendable, Hashable {
     /// `image/*`, `application/octet-stream`, or no type at all. For the last
     /// two the bytes decide: the decoder sniffs the magic number.
     public static let images = AcceptedContentTypes(rule: .images)
-    /// `application/json`, `text/json` and `application/*+json`, or no type at all.
+    /// `application/json`, `text/json`, `application/*+json`, or no type at
+    /// all; also `text/javascript`, `application/javascript` and
+    /// `application/x-javascript`, which real JSON APIs send (the iTunes
+    /// feeds among them). HTML, plain text and every other type are rejected.
     public static let json = AcceptedContentTypes(rule: .json)
     /// Any type, or none.
     public static let anything = AcceptedContentTypes(rule: .anything)
@@ -42,8 +45,7 @@ public struct AcceptedContentTypes: Sendable, Hashable {
             return type.hasPrefix("image/") || type == "application/octet-stream"
         case .json:
             guard let type else { return true }
-            return type == "application/json" || type == "text/json"
-                || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+            return Self.jsonTypes.contains(type) || (type.hasPrefix("application/") && type.hasSuffix("+json"))
         case .list(let types, let allowsMissing):
             guard let type else { return allowsMissing }
             return types.contains { pattern in
@@ -51,6 +53,12 @@ public struct AcceptedContentTypes: Sendable, Hashable {
             }
         }
     }
+
+    /// The exact types ``json`` accepts, besides `application/*+json`.
+    private static let jsonTypes: Set<String> = [
+        "application/json", "text/json",
+        "text/javascript", "application/javascript", "application/x-javascript",
+    ]
 
     /// The lower-cased `type/subtype` of a `Content-Type` value, or `nil` when it is blank.
     static func essence(of contentType: String) -> String? {
