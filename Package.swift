@@ -1,10 +1,25 @@
 // swift-tools-version: 6.2
+//
+// Imago, the library. A package that depends on it resolves no other
+// package: the only outside dependencies (SwiftNIO and AsyncHTTPClient, for
+// `ImagoAsyncHTTPClient`) sit behind the `AsyncHTTPClient` trait, which is
+// off unless a user turns it on:
+//
+//     .package(url: "https://github.com/imago/imago", from: "0.10.0", traits: ["AsyncHTTPClient"])
+//
+// The `imago` tool, the test harness and the tests that need a real server
+// live in the second package, `Tools/`, which depends on this one by path.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
 ]
+
+/// A product of the AsyncHTTPClient stack, linked only with the trait on.
+func asyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["AsyncHTTPClient"]))
+}
 
 let package = Package(
     name: "Imago",
@@ -13,12 +28,15 @@ let package = Package(
         .library(name: "Imago", targets: ["Imago"]),
         .library(name: "ImagoCodecs", targets: ["ImagoCodecs"]),
         .library(name: "ImagoTesting", targets: ["ImagoTesting"]),
+        // Empty unless the AsyncHTTPClient trait is on.
         .library(name: "ImagoAsyncHTTPClient", targets: ["ImagoAsyncHTTPClient"]),
-        .executable(name: "imago", targets: ["imago"]),
+    ],
+    traits: [
+        .trait(name: "AsyncHTTPClient", description: "Builds ImagoAsyncHTTPClient, a network loader over AsyncHTTPClient (SwiftNIO)."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
@@ -57,47 +75,16 @@ let package = Package(
             name: "ImagoAsyncHTTPClient",
             dependencies: [
                 "Imago",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                asyncHTTPClient("AsyncHTTPClient", "async-http-client"),
+                asyncHTTPClient("NIOCore", "swift-nio"),
+                asyncHTTPClient("NIOHTTP1", "swift-nio"),
+                asyncHTTPClient("NIOPosix", "swift-nio"),
+                asyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
             ],
             swiftSettings: swiftSettings
         ),
         // Test doubles shipped to users; imports neither XCTest nor Testing.
         .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
-        // A scriptable HTTP/1.1 server on loopback, for integration tests and the demo.
-        .target(
-            name: "LoopbackServer",
-            dependencies: [
-                "Imago",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // Drawing images in a terminal with 24-bit colour half blocks.
-        .target(name: "TerminalRendering", dependencies: ["Imago"], swiftSettings: swiftSettings),
-        // The demo's sample album server (feed and generated artwork on loopback).
-        .target(name: "SampleServer", dependencies: ["Imago", "ImagoCodecs", "LoopbackServer"], swiftSettings: swiftSettings),
-        // The album-list demo's models: app code written against Imago's protocols.
-        .target(name: "AlbumList", dependencies: ["Imago"], swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "imago",
-            dependencies: [
-                "Imago",
-                "ImagoCodecs",
-                "ImagoAsyncHTTPClient",
-                "LoopbackServer",
-                "TerminalRendering",
-                "SampleServer",
-                "AlbumList",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         .testTarget(
             name: "ImagoTests",
             dependencies: ["Imago", "ImagoTesting"],
@@ -107,22 +94,6 @@ let package = Package(
             name: "ImagoCodecsTests",
             dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"],
             resources: [.copy("Resources")],
-            swiftSettings: swiftSettings
-        ),
-        // An example of testing app code with ImagoTesting alone.
-        .testTarget(
-            name: "AlbumListTests",
-            dependencies: ["AlbumList", "Imago", "ImagoTesting"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ImagoCLITests",
-            dependencies: ["imago", "Imago", "ImagoCodecs", "ImagoTesting", "LoopbackServer", "TerminalRendering"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "ImagoIntegrationTests",
-            dependencies: ["Imago", "ImagoAsyncHTTPClient", "ImagoCodecs", "ImagoTesting", "LoopbackServer"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -28,7 +28,7 @@ pyvips.voperation_cache_set_max(0) if hasattr(pyvips, "voperation_cache_set_max"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 IMAGES = os.path.join(HERE, ".images")
-IMAGO = os.path.join(ROOT, ".build", "release", "imago")
+IMAGO = os.path.join(ROOT, "Tools", ".build", "release", "imago")
 RAW = os.path.join(HERE, ".build-raw", "raw_codecs")
 ITERATIONS = int(os.environ.get("ITERATIONS", "15"))
 

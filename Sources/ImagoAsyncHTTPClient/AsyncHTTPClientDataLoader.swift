@@ -1,3 +1,6 @@
+// The whole module needs the `AsyncHTTPClient` trait (see Package.swift):
+// without it, a user of the library resolves none of SwiftNIO.
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Foundation
 import Imago
@@ -252,3 +255,4 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
             ?? HTTPURLResponse(url: requested, statusCode: Int(response.status.code), httpVersion: nil, headerFields: fields)!
     }
 }
+#endif

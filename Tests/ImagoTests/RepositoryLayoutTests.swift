@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The repository must check out and build on a case-insensitive disk (the
+/// default on macOS), where two paths that differ only in letter case are
+/// one path (DESIGN 3).
+@Suite struct RepositoryLayoutTests {
+    /// The repository's root: two folders above this file.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The tracked paths, with every folder on the way: `git ls-files` in a
+    /// checkout, else every file outside build and hidden folders.
+    static func trackedPaths() throws -> [String] {
+        let files: [String]
+        if FileManager.default.fileExists(atPath: root.appendingPathComponent(".git").path), let listed = try? gitFiles() {
+            files = listed
+        } else {
+            files = walk()
+        }
+        var paths = Set<String>()
+        for file in files {
+            var components = file.split(separator: "/").map(String.init)
+            while !components.isEmpty {
+                paths.insert(components.joined(separator: "/"))
+                components.removeLast()
+            }
+        }
+        return paths.sorted()
+    }
+
+    private static func gitFiles() throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", root.path, "ls-files", "-z"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }
+        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func walk() -> [String] {
+        let base = root.standardizedFileURL.path + "/"
+        var files: [String] = []
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
+        while let url = enumerator?.nextObject() as? URL {
+            let path = url.standardizedFileURL.path
+            guard path.hasPrefix(base) else { continue }
+            files.append(String(path.dropFirst(base.count)))
+        }
+        return files
+    }
+
+    /// The groups of paths that a case-insensitive disk would merge.
+    static func caseCollisions(in paths: [String]) -> [[String]] {
+        Dictionary(grouping: paths) { $0.lowercased() }.values.filter { $0.count > 1 }.map { $0.sorted() }.sorted { $0[0] < $1[0] }
+    }
+
+    @Test func noTwoTrackedPathsDifferOnlyInCase() throws {
+        let paths = try Self.trackedPaths()
+        #expect(paths.contains("Package.swift"))
+        #expect(paths.contains("Sources/Imago"))
+        #expect(Self.caseCollisions(in: paths) == [])
+    }
+
+    @Test func theCheckFindsFoldersThatDifferOnlyInCase() {
+        // The layout this check was written for: the library's and the tool's folders.
+        let collisions = Self.caseCollisions(in: ["Sources/Imago", "Sources/imago", "Sources/Imago/A.swift", "README.md"])
+        #expect(collisions == [["Sources/Imago", "Sources/imago"]])
+    }
+}

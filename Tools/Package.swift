@@ -1,0 +1,141 @@
+// swift-tools-version: 6.2
+//
+// Imago's tools: the `imago` command-line tool (the one product), the test
+// harness (`imago-harness`, not shipped) and the tests that need real
+// servers and processes. They live apart from the library (the package one
+// folder up) so that a user of the library resolves none of their
+// dependencies. `./scripts/demo` and `./scripts/test` build from here.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "ImagoTools",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "imago", targets: ["ImagoCLI"]),
+    ],
+    dependencies: [
+        .package(name: "Imago", path: "..", traits: ["AsyncHTTPClient"]),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // A lock box for the tools' shared state.
+        .target(name: "SharedState", swiftSettings: swiftSettings),
+        // A scriptable HTTP/1.1 server on loopback: the demo's sample server, benchmarks, tests.
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                "SharedState",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Responses that break the rules on purpose (bombs, redirect loops, 429/503, lying ETags): tests and the soak only.
+        .target(
+            name: "FaultInjection",
+            dependencies: ["LoopbackServer", "SharedState", .product(name: "Imago", package: "Imago")],
+            swiftSettings: swiftSettings
+        ),
+        // Drawing images in a terminal with 24-bit colour half blocks.
+        .target(name: "TerminalRendering", dependencies: [.product(name: "Imago", package: "Imago")], swiftSettings: swiftSettings),
+        // The album-list demo's models: app code written against Imago's protocols.
+        .target(name: "AlbumList", dependencies: ["SharedState", .product(name: "Imago", package: "Imago")], swiftSettings: swiftSettings),
+        // The demo's sample album server (feed and generated artwork on loopback).
+        .target(
+            name: "SampleServer",
+            dependencies: ["LoopbackServer", .product(name: "Imago", package: "Imago"), .product(name: "ImagoCodecs", package: "Imago")],
+            swiftSettings: swiftSettings
+        ),
+        // What both executables share: output, JSON lines, failures, sources, atomic files, sample images.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "LoopbackServer",
+                "SharedState",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `imago` executable: user commands only.
+        .executableTarget(
+            name: "ImagoCLI",
+            dependencies: [
+                "CommandLineSupport",
+                "SharedState",
+                "LoopbackServer",
+                "SampleServer",
+                "TerminalRendering",
+                "AlbumList",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The test harness (soak, cache crash worker, servers for comparisons): used by tests and scripts/, never shipped.
+        .executableTarget(
+            name: "imago-harness",
+            dependencies: [
+                "CommandLineSupport",
+                "SharedState",
+                "LoopbackServer",
+                "FaultInjection",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/ImagoHarness",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ImagoCLITests",
+            dependencies: [
+                "ImagoCLI", "LoopbackServer", "TerminalRendering",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoTesting", package: "Imago"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HarnessTests",
+            dependencies: [
+                "imago-harness", "LoopbackServer", "FaultInjection",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoTesting", package: "Imago"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // An example of testing app code with ImagoTesting alone.
+        .testTarget(
+            name: "AlbumListTests",
+            dependencies: ["AlbumList", .product(name: "Imago", package: "Imago"), .product(name: "ImagoTesting", package: "Imago")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ImagoIntegrationTests",
+            dependencies: [
+                "LoopbackServer", "FaultInjection", "SharedState",
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoTesting", package: "Imago"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

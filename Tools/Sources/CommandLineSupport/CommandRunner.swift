@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+
+/// Runs a root command with the exit statuses of the command-line contract
+/// (DESIGN 4): 0 when every source succeeded, 1 when any failed, 2 for a
+/// usage error.
+public enum CommandRunner {
+    /// Parses the arguments, runs the command and exits.
+    public static func run<Command: ParsableCommand>(_ root: Command.Type) async {
+        do {
+            var command = try root.parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if root.exitCode(for: error) == .validationFailure {
+                Output.error(root.fullMessage(for: error))
+                Foundation.exit(2)
+            }
+            root.exit(withError: error)
+        }
+    }
+}

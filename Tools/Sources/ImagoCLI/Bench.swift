@@ -1,0 +1,136 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import Imago
+import ImagoCodecs
+
+/// `imago bench`: codec benchmarks in one process, after a warm-up.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmark decoding and thumbnailing.",
+        subcommands: [Decode.self, Thumbnail.self, Encode.self, Pipeline.self]
+    )
+
+    /// Options shared by the benchmarks.
+    struct Common: ParsableArguments {
+        @Argument(help: "Image files, file URLs or http(s) URLs (loaded once, before timing).")
+        var sources: [String] = []
+
+        @Option(help: "Timed iterations per source, after one warm-up run.")
+        var iterations: Int = 10
+
+        @Flag(help: "One JSON object per source, one per line.")
+        var json = false
+
+        func validate() throws {
+            if sources.isEmpty { throw ValidationError("Give at least one SOURCE.") }
+            if iterations < 1 { throw ValidationError("--iterations must be at least 1.") }
+        }
+    }
+
+    struct Decode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time full decoding of each source.")
+        @OptionGroup var common: Common
+
+        func run() async throws {
+            try await Bench.run(name: "decode", common: common, options: ImageDecodingOptions())
+        }
+    }
+
+    struct Thumbnail: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time decoding straight to a thumbnail.")
+        @OptionGroup var common: Common
+
+        @Option(help: ArgumentHelp("The thumbnail's longer side in pixels.", valueName: "N"))
+        var maxSize: Int = 256
+
+        func validate() throws {
+            if maxSize < 1 { throw ValidationError("--max-size must be at least 1.") }
+        }
+
+        func run() async throws {
+            try await Bench.run(name: "thumbnail", common: common, options: ImageDecodingOptions(maximumPixelSize: maxSize))
+        }
+    }
+
+    struct Encode: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Time encoding each source's decoded image.")
+        @OptionGroup var common: Common
+
+        @Option(help: "The format to encode: png, jpeg or webp.")
+        var format: Fetch.OutputFormat = .jpeg
+
+        @Option(help: "Quality for jpeg and webp, 1-100.")
+        var quality: Int = 85
+
+        func validate() throws {
+            if !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
+        }
+
+        func run() async throws {
+            let encoder: any ImageEncoding = switch format {
+            case .png: ImageEncoders.png()
+            case .jpeg: ImageEncoders.jpeg(quality: quality)
+            case .webp: ImageEncoders.webp(quality: Float(quality))
+            }
+            try await Bench.measure(name: "encode-\(format.rawValue)", common: common) { data, info in
+                let image = try ImageDecoders.decoder(for: info.format).decode(data, options: ImageDecodingOptions(frameIndex: 0))
+                return { _ = try encoder.encode(image) }
+            }
+        }
+    }
+
+    static func run(name: String, common: Common, options: ImageDecodingOptions) async throws {
+        try await measure(name: name, common: common) { data, info in
+            let decoder = ImageDecoders.decoder(for: info.format)
+            return { _ = try decoder.decode(data, options: options) }
+        }
+    }
+
+    /// Times the work `prepare` returns for each source: one warm-up run,
+    /// then `iterations` timed runs; reports median and minimum.
+    static func measure(
+        name: String,
+        common: Common,
+        prepare: (Data, ImageInfo) throws -> () throws -> Void
+    ) async throws {
+        let loader = SourceLoader()
+        var failures = 0
+        if !common.json {
+            Output.line("benchmark  iterations  median_ms    min_ms  megapixels/s  source")
+        }
+        for source in common.sources {
+            do {
+                let data = try await loader.bytes(of: SourceLoader.url(for: source))
+                let info = try ImageDecoders.info(for: data)
+                let work = try prepare(data, info)
+                try work()   // warm-up
+                var times: [Double] = []
+                for _ in 0..<common.iterations {
+                    let started = ContinuousClock.now
+                    try work()
+                    times.append((ContinuousClock.now - started).milliseconds)
+                }
+                times.sort()
+                let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+                let megapixels = Double(info.width * info.height * (name == "decode" ? info.frameCount : 1)) / 1e6
+                let rate = megapixels / (median / 1000)
+                if common.json {
+                    Output.line(JSONValue.object([
+                        ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
+                        ("median_ms", .double(median)), ("min_ms", .double(times[0])), ("megapixels_per_s", .double(rate)),
+                    ]).text)
+                } else {
+                    Output.line(name.padding(toLength: 9, withPad: " ", startingAt: 0)
+                        + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, times[0], rate) + source)
+                }
+            } catch {
+                failures += 1
+                let failure = Failure(error)
+                if common.json { Output.line(failure.json(source: source).text) }
+                Output.error("imago: \(source): \(failure.message)")
+            }
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,378 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import LoopbackServer
+import Testing
+
+/// The `imago` binary, run as a user would, against the command-line contract (DESIGN 4).
+@Suite struct CLITests {
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// Each stdout line parsed as a JSON object.
+        var objects: [[String: Any]] {
+            lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+    }
+
+    let directory: URL
+    let fixtures: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Fixture images, written by the library itself.
+        fixtures = directory.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+        try ImageEncoders.png().encode(TestImages.gradient(width: 40, height: 20)).write(to: fixtures.appendingPathComponent("wide.png"))
+        try ImageEncoders.jpeg(quality: 90).encode(TestImages.gradient(width: 300, height: 200)).write(to: fixtures.appendingPathComponent("photo.jpg"))
+        try Data("not an image".utf8).write(to: fixtures.appendingPathComponent("notes.png"))
+    }
+
+    /// The `imago` binary next to the test bundle.
+    static let binary: URL = {
+        let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return running.deletingLastPathComponent().appendingPathComponent("imago")
+    }()
+
+    func imago(_ arguments: String...) throws -> Run {
+        try imago(arguments)
+    }
+
+    func imago(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        let out = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
+        let err = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
+        try Data().write(to: out)
+        try Data().write(to: err)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8)
+        )
+    }
+
+    private func path(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
+
+    // MARK: info
+
+    @Test func infoPrintsOneJSONLinePerSourceWithTheHeaderFacts() throws {
+        let run = try imago("info", "--json", path("wide.png"), path("photo.jpg"))
+        #expect(run.status == 0)
+        let objects = run.objects
+        #expect(objects.count == 2)
+        #expect(objects[0]["source"] as? String == path("wide.png"))
+        #expect(objects[0]["ok"] as? Bool == true)
+        #expect(objects[0]["format"] as? String == "png")
+        #expect(objects[0]["width"] as? Int == 40)
+        #expect(objects[0]["height"] as? Int == 20)
+        #expect(objects[0]["frames"] as? Int == 1)
+        #expect(objects[0]["cache"] as? String == "none")
+        #expect(objects[1]["format"] as? String == "jpeg")
+        #expect(objects[1]["bytes"] as? Int == (try Data(contentsOf: fixtures.appendingPathComponent("photo.jpg"))).count)
+    }
+
+    @Test func infoFailureExitsOneAndNamesTheSourceOnStderr() throws {
+        let run = try imago("info", "--json", path("wide.png"), path("notes.png"), path("missing.png"))
+        #expect(run.status == 1)
+        let failures = run.objects.filter { $0["ok"] as? Bool == false }
+        #expect(failures.count == 2)
+        let codes = failures.compactMap { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(codes == ["decoding.unsupportedFormat", "loading.fileUnreadable"])
+        let errorLines = run.stderr.split(separator: "\n")
+        #expect(errorLines.count == 2)
+        #expect(errorLines.allSatisfy { $0.hasPrefix("imago: \(fixtures.path)") })
+    }
+
+    @Test func infoPlainTextIsOneLinePerSource() throws {
+        let run = try imago("info", path("wide.png"))
+        #expect(run.stdout == "\(path("wide.png")): png 40x20, 1 frame, \(try Data(contentsOf: fixtures.appendingPathComponent("wide.png")).count) bytes\n")
+    }
+
+    @Test(arguments: [
+        ["info"],
+        ["fetch"],
+        ["fetch", "x.png", "--quality", "0"],
+        ["fetch", "x.png", "--resize", "12"],
+        ["fetch", "x.png", "--resize", "10x10", "--max-size", "5"],
+        ["fetch", "x.png", "--crop"],
+        ["fetch", "x.png", "--format", "gif"],
+        ["bench", "decode"],
+        ["frobnicate"],
+    ])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let run = try imago(arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(!run.stderr.isEmpty)
+    }
+
+    // MARK: fetch
+
+    @Test func fetchWritesResizedImagesNamedAfterTheirSources() throws {
+        let output = directory.appendingPathComponent("out")
+        let run = try imago("fetch", "--json", "--output", output.path, "--resize", "50x50", "--crop", path("photo.jpg"), path("wide.png"))
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(files == ["photo.jpg", "wide.png"])
+        let photo = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.jpg")))
+        #expect(photo.width == 50 && photo.height == 50)
+        // A smaller image is not enlarged; crop keeps what fits the box.
+        let wide = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("wide.png")))
+        #expect(wide.width == 40 && wide.height == 20)
+        #expect(run.objects.map { $0["output"] as? String } == [output.appendingPathComponent("photo.jpg").path, output.appendingPathComponent("wide.png").path]
+            || run.objects.map { $0["output"] as? String } == [output.appendingPathComponent("wide.png").path, output.appendingPathComponent("photo.jpg").path])
+    }
+
+    @Test func fetchConvertsTheFormatAndReadsSourcesFromAFile() throws {
+        let list = directory.appendingPathComponent("list.txt")
+        try "# sources\n\(path("photo.jpg"))\n\n\(path("photo.jpg"))\n".write(to: list, atomically: true, encoding: .utf8)
+        let output = directory.appendingPathComponent("converted")
+        let run = try imago("fetch", "--input", list.path, "--output", output.path, "--format", "webp", "--quality", "70", "--max-size", "100", "--concurrency", "1")
+        #expect(run.status == 0, "\(run.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(files == ["photo-2.webp", "photo.webp"])
+        let image = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.webp")))
+        #expect(image.width == 100 && image.height == 67)
+    }
+
+    /// The names in `folder`, hidden temporary files included.
+    private func contents(of folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    @Test func fetchIntoTheSameFolderAgainReplacesEveryFileWhole() throws {
+        let output = directory.appendingPathComponent("again")
+        for run in 1...3 {
+            let result = try imago("fetch", "--no-cache", "--output", output.path, "--max-size", "100", path("photo.jpg"), path("wide.png"))
+            #expect(result.status == 0, "run \(run): \(result.stderr)")
+            #expect(try contents(of: output) == ["photo.jpg", "wide.png"], "run \(run)")
+            let photo = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.jpg")))
+            #expect(photo.width == 100 && photo.height == 67, "run \(run)")
+            let wide = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("wide.png")))
+            #expect(wide.width == 40 && wide.height == 20, "run \(run)")
+        }
+    }
+
+    @Test func fetchKeepsTheModeOfAFileItReplaces() throws {
+        let output = directory.appendingPathComponent("mode")
+        #expect(try imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
+        let file = output.appendingPathComponent("wide.png")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        #expect(try imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func fetchOverAReadOnlyFileFailsAndLeavesItUntouched() throws {
+        let output = directory.appendingPathComponent("readonly")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let file = output.appendingPathComponent("wide.png")
+        let original = Data("the user's own file".utf8)
+        try original.write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+        let run = try imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"), path("photo.jpg"))
+        #expect(run.status == 1)
+        #expect(try Data(contentsOf: file) == original)
+        #expect(try contents(of: output) == ["photo.jpg", "wide.png"])
+        let failed = run.objects.first { $0["source"] as? String == path("wide.png") }
+        let error = failed?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "output.writeFailed")
+        #expect((error?["message"] as? String)?.contains("read-only") == true)
+        #expect(run.stderr.contains(path("wide.png")))
+    }
+
+    @Test func fetchOntoAFolderOfTheSameNameFailsAndLeavesTheFolder() throws {
+        let output = directory.appendingPathComponent("folder")
+        let blocking = output.appendingPathComponent("wide.png")
+        try FileManager.default.createDirectory(at: blocking, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: blocking.appendingPathComponent("inside.txt"))
+        let run = try imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"))
+        #expect(run.status == 1)
+        let error = run.objects.first?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "output.writeFailed")
+        #expect(try contents(of: output) == ["wide.png"])
+        #expect(try contents(of: blocking) == ["inside.txt"])
+    }
+
+    @Test func fetchOverHTTPReportsEachSourceAndLeavesNoPartialFiles() async throws {
+        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 8, height: 8))
+        let server = try await LoopbackServer.start(routes: [
+            "/art/cover.png": .ok(png, contentType: "image/png"),
+            "/art/gone.png": .text("<html>gone</html>", status: 404, contentType: "text/html"),
+            "/art/cut.png": ServedResponse.ok(png, contentType: "image/png").delivered(.truncated(afterBytes: 10)),
+        ])
+        let output = directory.appendingPathComponent("http")
+        let run = try imago("fetch", "--json", "--output", output.path,
+                            server.url("/art/cover.png").absoluteString, server.url("/art/gone.png").absoluteString, server.url("/art/cut.png").absoluteString)
+        try await server.stop()
+        #expect(run.status == 1)
+        let bySource = Dictionary(run.objects.map { ($0["source"] as? String ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        #expect(bySource[server.url("/art/cover.png").absoluteString]?["cache"] as? String == "network")
+        let gone = bySource[server.url("/art/gone.png").absoluteString]?["error"] as? [String: Any]
+        #expect(gone?["code"] as? String == "response.unacceptableContentType")
+        let cut = bySource[server.url("/art/cut.png").absoluteString]?["error"] as? [String: Any]
+        #expect(cut?["code"] as? String == "loading.connectionLost")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path) == ["cover.png"])
+    }
+
+    @Test func fetchUsesTheDiskCacheAcrossRunsAndReportsWhereEachImageCameFrom() async throws {
+        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 8, height: 8))
+        let server = try await LoopbackServer.start(routes: [
+            "/fresh.png": ServedResponse(headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=600")], body: png),
+        ])
+        let url = server.url("/fresh.png").absoluteString
+        let cache = directory.appendingPathComponent("cache")
+        let first = try imago("fetch", "--json", "--cache-dir", cache.path, url)
+        let second = try imago("fetch", "--json", "--cache-dir", cache.path, url)
+        let uncached = try imago("fetch", "--json", "--no-cache", url)
+        try await server.stop()
+        #expect(first.objects.first?["cache"] as? String == "network")
+        #expect(second.objects.first?["cache"] as? String == "disk")
+        #expect(second.objects.first?["format"] as? String == "png")
+        #expect(second.objects.first?["bytes"] as? Int == png.count)
+        #expect(uncached.objects.first?["cache"] as? String == "network")
+        #expect(server.requests(for: "/fresh.png").count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".entry") }.count == 1)
+    }
+
+    @Test func twoProcessesSharingOneCacheDirectoryLeaveOnlyCompleteEntries() async throws {
+        // 40 distinct images, revalidated on every use (max-age=0 with an ETag),
+        // so both processes keep reading and rewriting the same entries.
+        var routes: [String: ServedResponse] = [:]
+        var bodies: [String: Data] = [:]
+        for index in 0..<40 {
+            let body = try ImageEncoders.png().encode(TestImages.solid(width: 16 + index, height: 16, red: UInt8(index)))
+            bodies["/shared/\(index).png"] = body
+            routes["/shared/\(index).png"] = ServedResponse(
+                headers: [("Content-Type", "image/png"), ("Cache-Control", "max-age=0"), ("ETag", "\"\(index)\"")], body: body)
+        }
+        let server = try await LoopbackServer.start(routes: routes)
+        let list = directory.appendingPathComponent("shared.txt")
+        try bodies.keys.sorted().map { server.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let cache = directory.appendingPathComponent("shared-cache")
+        for _ in 0..<3 {
+            let processes = try (0..<2).map { _ -> Process in
+                let process = Process()
+                process.executableURL = Self.binary
+                process.arguments = ["fetch", "--input", list.path, "--cache-dir", cache.path, "--concurrency", "8", "--json"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in processes {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+            }
+        }
+        try await server.stop()
+        let reader = DataCache(configuration: .init(directory: cache))
+        for (path, body) in bodies {
+            #expect(reader.entry(for: server.url(path).absoluteString)?.data == body, "\(path)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(files.count == 40)
+        #expect(files.allSatisfy { $0.hasSuffix(".entry") })
+    }
+
+    @Test func cacheDirAndNoCacheTogetherAreAUsageError() throws {
+        #expect(try imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
+    }
+
+    // MARK: albums
+
+    @Test func albumsShowsTheSampleFeedWithArtworkOffline() throws {
+        let run = try imago("albums", "--limit", "5")
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.lines
+        #expect(lines.count == 6)
+        #expect(lines.first == "1. The Paper Kites – Lantern Hours: artwork 170x170")
+        #expect(lines.prefix(5).allSatisfy { $0.hasSuffix(": artwork 170x170") })
+        #expect(lines.last?.hasPrefix("5 albums, 5 images loaded (network 5, disk 0, memory 0), 0 failed") == true)
+    }
+
+    @Test func albumsShowsAnImageErrorOnItsRowAndKeepsTheList() async throws {
+        let server = try await LoopbackServer.start()
+        server.route("/feed.json", .ok(Data(#"""
+            {"feed":{"entry":[
+              {"im:name":{"label":"Good"},"im:artist":{"label":"A"},"im:image":[{"label":"\#(server.url("/good.png"))","attributes":{"height":"100"}}]},
+              {"im:name":{"label":"Gone"},"im:artist":{"label":"B"},"im:image":[{"label":"\#(server.url("/gone.png"))","attributes":{"height":"100"}}]},
+              {"im:name":{"label":"Nameless"},"im:image":[]}
+            ]}}
+            """#.utf8), contentType: "text/javascript; charset=utf-8"))
+        server.route("/good.png", .ok(try ImageEncoders.png().encode(TestImages.solid(width: 4, height: 4)), contentType: "image/png"))
+        let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
+        try await server.stop()
+        #expect(run.status == 1)
+        #expect(run.lines.first == "1. A – Good: artwork 4x4")
+        #expect(run.lines.dropFirst().first?.hasPrefix("2. B – Gone: error:") == true)
+        #expect(run.lines.dropFirst(2).first == "3. (no artist) – Nameless: error: the feed entry has no artist")
+        #expect(run.lines.last?.contains("3 albums, 1 images loaded") == true)
+        #expect(run.lines.last?.contains("2 failed") == true)
+    }
+
+    @Test func albumsWithABrokenFeedFailsWithTheReason() async throws {
+        let server = try await LoopbackServer.start(routes: ["/feed.json": .text("<html>down</html>", status: 500, contentType: "text/html")])
+        let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
+        try await server.stop()
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("feed.json"))
+    }
+
+    // MARK: show
+
+    @Test func showDrawsTheImageWithHalfBlocks() throws {
+        let file = fixtures.appendingPathComponent("quad.png")
+        try ImageEncoders.png().encode(Image(width: 2, height: 2, pixelFormat: .rgb8, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])).write(to: file)
+        let run = try imago("show", "--width", "2", file.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        let esc = "\u{1B}"
+        #expect(run.stdout == "\(esc)[38;2;255;0;0m\(esc)[48;2;0;0;255m▀\(esc)[38;2;0;255;0m\(esc)[48;2;255;255;255m▀\(esc)[0m\n")
+        #expect(try imago("show", path("missing.png")).status == 1)
+        #expect(try imago("show", "--width", "0", file.path).status == 2)
+    }
+
+    // MARK: bench
+
+    @Test func benchPipelineLoadsEveryImageOnceOverLoopback() throws {
+        let run = try imago("bench", "pipeline", "--images", "24", "--concurrency", "4", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["images"] as? Int == 24)
+        #expect(line["downloads"] as? Int == 24)
+        #expect(line["decodes"] as? Int == 24)
+        #expect(line["failures"] as? Int == 0)
+        #expect((line["images_per_s"] as? Double ?? 0) > 0)
+    }
+
+    @Test func aThousandRequestsForOneURLOverLoopbackShareOneDownloadAndOneDecode() throws {
+        let run = try imago("bench", "pipeline", "--images", "1000", "--same-url", "--memory-cache", "64", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["images"] as? Int == 1000)
+        #expect(line["downloads"] as? Int == 1)
+        #expect(line["decodes"] as? Int == 1)
+    }
+
+    @Test func benchPrintsTheContractsJSONLine() throws {
+        let run = try imago("bench", "thumbnail", "--json", "--iterations", "2", "--max-size", "64", path("photo.jpg"))
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["benchmark"] as? String == "thumbnail")
+        #expect(line["source"] as? String == path("photo.jpg"))
+        #expect(line["iterations"] as? Int == 2)
+        #expect((line["median_ms"] as? Double ?? -1) > 0)
+        #expect((line["min_ms"] as? Double ?? -1) > 0)
+        #expect((line["megapixels_per_s"] as? Double ?? -1) > 0)
+        #expect(run.lines.first?.hasPrefix("{\"benchmark\": \"thumbnail\", \"source\":") == true)
+    }
+}
