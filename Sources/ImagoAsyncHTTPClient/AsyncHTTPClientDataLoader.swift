@@ -223,12 +223,12 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
             }
         }
         if thrown is NIOConnectionError {
-            return error(.cannotConnect, "could not connect: \(thrown)", underlying: thrown)
+            return error(.cannotConnect, "cannot connect: \(Self.connectionReason(thrown))", underlying: thrown)
         }
         if let io = thrown as? IOError {
             switch io.errnoCode {
             case ECONNRESET, EPIPE: return error(.connectionLost, "the connection was reset", underlying: thrown)
-            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return error(.cannotConnect, "could not connect: \(io)", underlying: thrown)
+            case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: return error(.cannotConnect, "cannot connect: \(Self.connectionReason(io))", underlying: thrown)
             default: break
             }
         }
@@ -242,6 +242,19 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
             return error(.responseTooLarge, "the decompressed body grew past the limit of \(configuration.maximumResponseSize) bytes", underlying: thrown)
         }
         return error(.transport, String(describing: thrown), underlying: thrown)
+    }
+
+    /// Why a connection failed, in a few lower-case words ("connection
+    /// refused", "host not found: example.invalid"), without NIO's wrapping.
+    private static func connectionReason(_ thrown: any Error) -> String {
+        if let io = thrown as? IOError {
+            return String(cString: strerror(io.errnoCode)).lowercased()
+        }
+        if let connection = thrown as? NIOConnectionError {
+            if let first = connection.connectionErrors.first { return connectionReason(first.error) }
+            if connection.dnsAError != nil || connection.dnsAAAAError != nil { return "host not found: \(connection.host)" }
+        }
+        return String(describing: thrown)
     }
 
     /// An `HTTPURLResponse` for the final URL, with the headers joined as HTTP allows.

@@ -211,13 +211,25 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             return
         }
         var code = Self.code(for: error)
-        var message = code == .cancelled ? "the load was cancelled" : error.localizedDescription
+        var message = Self.message(for: error, code: code, url: entry.url)
         if code == .transport && entry.hasResponse {
             // curl's "transfer closed with N bytes remaining" and the like.
             code = .connectionLost
             message = "the connection closed after \(entry.received) bytes of the body: \(message)"
         }
         entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message, underlying: error)))
+    }
+
+    /// A short message for a session error: the system's words for most,
+    /// plainer ones where curl's would leak through.
+    private static func message(for error: any Error, code: DataLoadingError.Code, url: URL?) -> String {
+        switch (error as? URLError)?.code {
+        case .cancelled?: return "the load was cancelled"
+        case .cannotConnectToHost?: return "cannot connect: connection refused or host unreachable"
+        case .cannotFindHost?, .dnsLookupFailed?: return "cannot connect: host not found: \(url?.host ?? "?")"
+        case .notConnectedToInternet?: return "cannot connect: no network"
+        default: return error.localizedDescription
+        }
     }
 
     /// The loader's code for a session error.

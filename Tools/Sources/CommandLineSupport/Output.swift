@@ -19,6 +19,12 @@ public enum Output {
         }
     }
 
+    /// Whether colour may be written: not when `NO_COLOR` is set to anything
+    /// but the empty string (https://no-color.org).
+    public static var colorEnabled: Bool {
+        (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    }
+
     /// Whether stderr is a terminal (progress bars are drawn only then).
     public static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
@@ -68,7 +74,10 @@ public final class ProgressBar: @unchecked Sendable {
         let (done, failed) = lock.withLock { (self.done, self.failed) }
         let width = 30
         let filled = total == 0 ? width : done * width / total
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        Output.rawError("\r\u{1B}[2K\(bar) \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : ""))
+        let colour = Output.colorEnabled
+        let fill = String(repeating: "█", count: filled), rest = String(repeating: "░", count: width - filled)
+        let bar = colour ? "\u{1B}[32m\(fill)\u{1B}[0m\(rest)" : fill + rest
+        let failures = failed == 0 ? "" : colour ? " \u{1B}[31m(\(failed) failed)\u{1B}[0m" : " (\(failed) failed)"
+        Output.rawError("\r\u{1B}[2K\(bar) \(done)/\(total)" + failures)
     }
 }

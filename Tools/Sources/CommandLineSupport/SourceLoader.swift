@@ -10,9 +10,16 @@ public struct SourceLoader: Sendable {
     /// The client that loads and validates.
     public let client: NetworkClient
 
-    /// Creates a loader over `client`.
-    public init(client: NetworkClient = NetworkClient()) {
+    /// Creates a loader over `client`; by default the loader every command
+    /// uses (``dataLoader(concurrency:)``).
+    public init(client: NetworkClient = NetworkClient(loader: SourceLoader.dataLoader(concurrency: 1))) {
         self.client = client
+    }
+
+    /// The loader of every command: files from disk, `http(s)` through
+    /// AsyncHTTPClient with retries, `concurrency` connections per host.
+    public static func dataLoader(concurrency: Int) -> DataLoader {
+        DataLoader(network: NetworkLoaderKind.asynchttpclient.make(connectionsPerHost: concurrency))
     }
 
     /// The URL of a SOURCE: an `http(s)` or `file` URL, or a path.

@@ -139,8 +139,11 @@ final class AlbumListView: @unchecked Sendable {
         var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)F" : ""
         var count = 0
         for row in rows {
-            let art = HalfBlockRenderer.lines(for: row.artwork ?? placeholder, columns: Self.artColumns)
-            let words = ["\u{1B}[1m\(row.album.artist)\u{1B}[0m", row.album.name, "\u{1B}[2m\(status(of: row))\u{1B}[0m"]
+            let colour = Output.colorEnabled
+            let art = HalfBlockRenderer.lines(for: row.artwork ?? placeholder, columns: Self.artColumns, colour: colour)
+            let words = colour
+                ? ["\u{1B}[1m\(row.album.artist)\u{1B}[0m", row.album.name, "\u{1B}[2m\(status(of: row))\u{1B}[0m"]
+                : [row.album.artist, row.album.name, status(of: row)]
             for index in 0..<max(art.count, words.count) {
                 let picture = index < art.count ? art[index] : String(repeating: " ", count: Self.artColumns)
                 text += "\u{1B}[2K" + picture + "  " + (index < words.count ? words[index] : "") + "\n"

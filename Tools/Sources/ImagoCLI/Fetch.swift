@@ -87,7 +87,7 @@ struct Fetch: AsyncParsableCommand {
         let directory = try output.map(makeDirectory)
         let names = OutputNames()
         let pipeline = ImagePipeline(configuration: .init(
-            dataLoader: DataLoader(network: NetworkLoaderKind.asynchttpclient.make(connectionsPerHost: concurrency)),
+            dataLoader: SourceLoader.dataLoader(concurrency: concurrency),
             dataCache: noCache ? nil : DataCache(configuration: .init(directory: cacheDir.map(SourceLoader.url(for:)) ?? DataCache.defaultDirectory)),
             imageCache: ImageCache(),
             decoder: ImageDecoders.all,

@@ -13,6 +13,9 @@ public enum HalfBlockRenderer {
     public struct Color: Hashable, Sendable {
         public var red: UInt8, green: UInt8, blue: UInt8
 
+        /// The brightness, 0...255 (Rec. 601 weights).
+        var luma: Int { (299 * Int(red) + 587 * Int(green) + 114 * Int(blue)) / 1_000 }
+
         /// Creates a colour.
         public init(red: UInt8, green: UInt8, blue: UInt8) {
             self.red = red
@@ -24,7 +27,11 @@ public enum HalfBlockRenderer {
     /// The text lines that draw `image` `columns` characters wide (or its own
     /// width, if narrower), aspect kept. Transparent pixels are blended over
     /// `background`. Each line ends by resetting the colours.
-    public static func lines(for image: Image, columns: Int, background: Color = Color(red: 0, green: 0, blue: 0)) -> [String] {
+    ///
+    /// With `colour` off (`NO_COLOR`), no escape sequence is written: each
+    /// cell is a shade (` `, `░`, `▒`, `▓`, `█`) of the mean brightness of its
+    /// two pixels.
+    public static func lines(for image: Image, columns: Int, background: Color = Color(red: 0, green: 0, blue: 0), colour: Bool = true) -> [String] {
         precondition(columns > 0, "at least one column")
         let width = min(columns, image.width)
         let height = max(1, Int((Double(image.height) * Double(width) / Double(image.width)).rounded()))
@@ -41,6 +48,11 @@ public enum HalfBlockRenderer {
                          green: blend(pixels[index + 1], background.green),
                          blue: blend(pixels[index + 2], background.blue))
         }
+        if !colour {
+            return stride(from: 0, to: height, by: 2).map { top in
+                String((0..<width).map { x in shade((color(x, top).luma + color(x, top + 1).luma) / 2) })
+            }
+        }
         return stride(from: 0, to: height, by: 2).map { top in
             var line = ""
             var current: (Color, Color)?
@@ -55,6 +67,14 @@ public enum HalfBlockRenderer {
             }
             return line + "\u{1B}[0m"
         }
+    }
+
+    /// The shades of ``lines(for:columns:background:colour:)`` without colour, darkest first.
+    static let shades: [Character] = [" ", "░", "▒", "▓", "█"]
+
+    /// The shade for a brightness of 0...255.
+    static func shade(_ luma: Int) -> Character {
+        shades[min(shades.count - 1, luma * shades.count / 256)]
     }
 
     /// The terminal's width in columns: the window size of standard output,

@@ -42,10 +42,11 @@ import Testing
         try imago(arguments)
     }
 
-    func imago(_ arguments: [String]) throws -> Run {
+    func imago(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = directory.appendingPathComponent("stdout-\(UUID().uuidString)")
         let err = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
         try Data().write(to: out)
@@ -333,12 +334,42 @@ import Testing
     @Test func showDrawsTheImageWithHalfBlocks() throws {
         let file = fixtures.appendingPathComponent("quad.png")
         try ImageEncoders.png().encode(Image(width: 2, height: 2, pixelFormat: .rgb8, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])).write(to: file)
-        let run = try imago("show", "--width", "2", file.path)
+        let run = try imago(["show", "--width", "2", file.path], environment: ["NO_COLOR": ""])
         #expect(run.status == 0, "\(run.stderr)")
         let esc = "\u{1B}"
         #expect(run.stdout == "\(esc)[38;2;255;0;0m\(esc)[48;2;0;0;255m▀\(esc)[38;2;0;255;0m\(esc)[48;2;255;255;255m▀\(esc)[0m\n")
         #expect(try imago("show", path("missing.png")).status == 1)
         #expect(try imago("show", "--width", "0", file.path).status == 2)
+    }
+
+    @Test func noColorDrawsShadesWithoutEscapeSequences() throws {
+        let file = fixtures.appendingPathComponent("halves.png")
+        // Black on the left, white on the right.
+        try ImageEncoders.png().encode(Image(width: 2, height: 2, pixelFormat: .gray8, pixels: [0, 255, 0, 255])).write(to: file)
+        let run = try imago(["show", "--width", "2", file.path], environment: ["NO_COLOR": "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == " █\n")
+    }
+
+    // MARK: version and errors
+
+    @Test func versionPrintsTheVersionAndExitsZero() throws {
+        let run = try imago("--version")
+        #expect(run.status == 0)
+        #expect(run.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(run.stdout)")
+    }
+
+    @Test func aRefusedConnectionReadsAsOneCleanLine() async throws {
+        // A port that was just free: nothing listens on it.
+        let server = try await LoopbackServer.start()
+        let url = server.url("/cover.png").absoluteString
+        try await server.stop()
+        let run = try imago("info", "--json", url)
+        #expect(run.status == 1)
+        let error = run.objects.first?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "loading.cannotConnect")
+        let line = run.stderr.trimmingCharacters(in: .newlines)
+        #expect(line == "imago: \(url): cannot connect: connection refused", "\(line)")
     }
 
     // MARK: bench

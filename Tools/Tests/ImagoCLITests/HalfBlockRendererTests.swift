@@ -43,3 +43,14 @@ import Testing
         #expect(lines.allSatisfy { $0.components(separatedBy: "▀").count - 1 == 10 })
     }
 }
+
+@Suite struct MonochromeRenderingTests {
+    @Test func withoutColourEachCellIsTheShadeOfItsTwoPixelsAndNoEscapeIsWritten() {
+        // Two cells wide, two pixels high: black over black, white over white;
+        // then a row of mid-grey over black.
+        let image = Image(width: 2, height: 4, pixelFormat: .gray8, pixels: [0, 255, 0, 255, 128, 128, 0, 0])
+        let lines = HalfBlockRenderer.lines(for: image, columns: 2, colour: false)
+        #expect(lines == [" █", "░░"])
+        #expect(!lines.joined().contains("\u{1B}"))
+    }
+}
