@@ -10,28 +10,16 @@ import Foundation
 ///     print(response?.statusCode ?? "no status")
 /// }
 /// ```
-public struct NetworkClientError: Error, Sendable, CustomStringConvertible {
+public struct NetworkClientError: LayeredError {
     /// Which layer failed.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The loader failed (``underlying`` is what the ``DataLoading`` reported,
-        /// usually a ``DataLoadingError``).
-        public static let sessionFailed = Code("sessionFailed")
-        /// The response was rejected or could not be decoded (``underlying``
-        /// is a ``ResponseError``).
-        public static let handlerFailed = Code("handlerFailed")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<NetworkClientError>
 
     /// Which layer failed.
     public let code: Code
     /// The requested URL.
     public let url: URL?
     /// The failing layer's error, unchanged.
-    public let underlying: any Error
+    public let underlying: (any Error)?
 
     /// Creates a client error.
     public init(_ code: Code, url: URL?, underlying: any Error) {
@@ -47,6 +35,15 @@ public struct NetworkClientError: Error, Sendable, CustomStringConvertible {
     public var statusCode: Int? { responseError?.statusCode }
 
     public var description: String {
-        "\(code): \(underlying)"
+        "\(code): " + (underlying.map { "\($0)" } ?? "no cause")
     }
+}
+
+extension ErrorCode where Layer == NetworkClientError {
+    /// The loader failed (``underlying`` is what the ``DataLoading`` reported,
+    /// usually a ``DataLoadingError``).
+    public static var sessionFailed: Self { Self("sessionFailed") }
+    /// The response was rejected or could not be decoded (``underlying``
+    /// is a ``ResponseError``).
+    public static var handlerFailed: Self { Self("handlerFailed") }
 }

@@ -1,26 +1,8 @@
 /// The error a decoder throws: a ``Code`` saying which step failed, the
 /// format when known, and the library's own error passed through unchanged.
-public struct ImageDecodingError: Error, Sendable, CustomStringConvertible {
+public struct ImageDecodingError: LayeredError {
     /// Which step of decoding failed.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The bytes are not in a format any registered decoder handles.
-        public static let unsupportedFormat = Code("unsupportedFormat")
-        /// The codec could not open the data (bad header, not this format).
-        public static let couldNotOpen = Code("couldNotOpen")
-        /// The data opened, but the codec could not produce the image.
-        public static let couldNotProduceImage = Code("couldNotProduceImage")
-        /// The image is larger than ``ImageDecodingOptions/maximumPixelCount``.
-        public static let tooManyPixels = Code("tooManyPixels")
-        /// The animation has more frames than ``ImageDecodingOptions/maximumFrameCount``.
-        public static let tooManyFrames = Code("tooManyFrames")
-        /// The requested frame does not exist.
-        public static let frameOutOfRange = Code("frameOutOfRange")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<ImageDecodingError>
 
     /// Which step failed.
     public let code: Code
@@ -43,4 +25,19 @@ public struct ImageDecodingError: Error, Sendable, CustomStringConvertible {
         let prefix = format.map { "\($0) " } ?? ""
         return "\(prefix)decoding failed (\(code)): \(message)"
     }
+}
+
+extension ErrorCode where Layer == ImageDecodingError {
+    /// The bytes are not in a format any registered decoder handles.
+    public static var unsupportedFormat: Self { Self("unsupportedFormat") }
+    /// The codec could not open the data (bad header, not this format).
+    public static var couldNotOpen: Self { Self("couldNotOpen") }
+    /// The data opened, but the codec could not produce the image.
+    public static var couldNotProduceImage: Self { Self("couldNotProduceImage") }
+    /// The image is larger than ``ImageDecodingOptions/maximumPixelCount``.
+    public static var tooManyPixels: Self { Self("tooManyPixels") }
+    /// The animation has more frames than ``ImageDecodingOptions/maximumFrameCount``.
+    public static var tooManyFrames: Self { Self("tooManyFrames") }
+    /// The requested frame does not exist.
+    public static var frameOutOfRange: Self { Self("frameOutOfRange") }
 }

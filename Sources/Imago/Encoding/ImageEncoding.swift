@@ -16,19 +16,9 @@ public protocol ImageEncoding: Sendable {
 }
 
 /// The error an encoder throws, with the codec's own error unchanged.
-public struct ImageEncodingError: Error, Sendable, CustomStringConvertible {
+public struct ImageEncodingError: LayeredError {
     /// What went wrong.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The encoder cannot take this image (size, pixel format).
-        public static let unsupportedImage = Code("unsupportedImage")
-        /// The codec failed while encoding.
-        public static let encodingFailed = Code("encodingFailed")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<ImageEncodingError>
 
     /// What went wrong.
     public let code: Code
@@ -48,4 +38,11 @@ public struct ImageEncodingError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(format) encoding failed (\(code)): \(message)" }
+}
+
+extension ErrorCode where Layer == ImageEncodingError {
+    /// The encoder cannot take this image (size, pixel format).
+    public static var unsupportedImage: Self { Self("unsupportedImage") }
+    /// The codec failed while encoding.
+    public static var encodingFailed: Self { Self("encodingFailed") }
 }

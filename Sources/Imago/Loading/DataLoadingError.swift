@@ -2,38 +2,9 @@ import Foundation
 
 /// The error a loader reports: a ``Code``, the URL, and the cause from the
 /// layer below (a `URLError`, a file-system error) passed through unchanged.
-public struct DataLoadingError: Error, Sendable, CustomStringConvertible {
+public struct DataLoadingError: LayeredError {
     /// What went wrong while loading.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The transport failed in a way no other code names (TLS, a
-        /// malformed response). ``DataLoadingError/underlying`` holds the
-        /// system's error.
-        public static let transport = Code("transport")
-        /// No connection could be made: refused, unreachable, no such host.
-        public static let cannotConnect = Code("cannotConnect")
-        /// The connection was reset or closed before the body was complete,
-        /// including a body shorter than its `Content-Length`.
-        public static let connectionLost = Code("connectionLost")
-        /// A timeout passed: connecting, waiting for data, or the whole load.
-        public static let timedOut = Code("timedOut")
-        /// The server redirected more times than the loader allows.
-        public static let tooManyRedirects = Code("tooManyRedirects")
-        /// A redirect led back to a URL already visited in the same load.
-        public static let redirectLoop = Code("redirectLoop")
-        /// The body is larger than the loader's limit (declared or received).
-        public static let responseTooLarge = Code("responseTooLarge")
-        /// The file could not be read: missing, a directory, no permission.
-        public static let fileUnreadable = Code("fileUnreadable")
-        /// The URL's scheme is not one this loader handles.
-        public static let unsupportedScheme = Code("unsupportedScheme")
-        /// The task was cancelled before it finished.
-        public static let cancelled = Code("cancelled")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<DataLoadingError>
 
     /// What went wrong.
     public let code: Code
@@ -55,4 +26,30 @@ public struct DataLoadingError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "loading \(url?.absoluteString ?? "<no URL>") failed (\(code)): \(message)"
     }
+}
+
+extension ErrorCode where Layer == DataLoadingError {
+    /// The transport failed in a way no other code names (TLS, a
+    /// malformed response). ``DataLoadingError/underlying`` holds the
+    /// system's error.
+    public static var transport: Self { Self("transport") }
+    /// No connection could be made: refused, unreachable, no such host.
+    public static var cannotConnect: Self { Self("cannotConnect") }
+    /// The connection was reset or closed before the body was complete,
+    /// including a body shorter than its `Content-Length`.
+    public static var connectionLost: Self { Self("connectionLost") }
+    /// A timeout passed: connecting, waiting for data, or the whole load.
+    public static var timedOut: Self { Self("timedOut") }
+    /// The server redirected more times than the loader allows.
+    public static var tooManyRedirects: Self { Self("tooManyRedirects") }
+    /// A redirect led back to a URL already visited in the same load.
+    public static var redirectLoop: Self { Self("redirectLoop") }
+    /// The body is larger than the loader's limit (declared or received).
+    public static var responseTooLarge: Self { Self("responseTooLarge") }
+    /// The file could not be read: missing, a directory, no permission.
+    public static var fileUnreadable: Self { Self("fileUnreadable") }
+    /// The URL's scheme is not one this loader handles.
+    public static var unsupportedScheme: Self { Self("unsupportedScheme") }
+    /// The task was cancelled before it finished.
+    public static var cancelled: Self { Self("cancelled") }
 }

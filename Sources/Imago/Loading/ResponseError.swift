@@ -2,24 +2,9 @@ import Foundation
 
 /// The error of the response-handling layer: the response was rejected
 /// (content type, status) or its body could not be decoded.
-public struct ResponseError: Error, Sendable, CustomStringConvertible {
+public struct ResponseError: LayeredError {
     /// Which check rejected the response.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The `Content-Type` is not one the request accepts.
-        public static let unacceptableContentType = Code("unacceptableContentType")
-        /// An `http(s)` URL produced a response that is not an HTTP response.
-        public static let notHTTPResponse = Code("notHTTPResponse")
-        /// The HTTP status is outside 200...299.
-        public static let unacceptableStatus = Code("unacceptableStatus")
-        /// The body passed the checks but could not be decoded;
-        /// ``ResponseError/underlying`` holds the decoder's error.
-        public static let decodingFailed = Code("decodingFailed")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<ResponseError>
 
     /// Which check failed.
     public let code: Code
@@ -60,4 +45,16 @@ public struct ResponseError: Error, Sendable, CustomStringConvertible {
             return "\(source): decoding failed: \(underlying.map { "\($0)" } ?? "unknown error")"
         }
     }
+}
+
+extension ErrorCode where Layer == ResponseError {
+    /// The `Content-Type` is not one the request accepts.
+    public static var unacceptableContentType: Self { Self("unacceptableContentType") }
+    /// An `http(s)` URL produced a response that is not an HTTP response.
+    public static var notHTTPResponse: Self { Self("notHTTPResponse") }
+    /// The HTTP status is outside 200...299.
+    public static var unacceptableStatus: Self { Self("unacceptableStatus") }
+    /// The body passed the checks but could not be decoded;
+    /// ``ResponseError/underlying`` holds the decoder's error.
+    public static var decodingFailed: Self { Self("decodingFailed") }
 }

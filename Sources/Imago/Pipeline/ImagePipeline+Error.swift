@@ -2,25 +2,9 @@ import Foundation
 
 /// The error of ``ImagePipeline``: which stage failed, for which request,
 /// with that stage's error unchanged.
-public struct ImagePipelineError: Error, Sendable, CustomStringConvertible {
+public struct ImagePipelineError: LayeredError {
     /// Which stage failed.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-
-        /// The loader failed (``ImagePipelineError/underlying`` is what it reported).
-        public static let dataLoadingFailed = Code("dataLoadingFailed")
-        /// The response was rejected: content type or status (a ``ResponseError``).
-        public static let responseRejected = Code("responseRejected")
-        /// The bytes could not be decoded (an ``ImageDecodingError``).
-        public static let decodingFailed = Code("decodingFailed")
-        /// A processor threw (its error).
-        public static let processingFailed = Code("processingFailed")
-        /// ``ImageRequest/CachePolicy/onlyCached`` and nothing is cached.
-        public static let notCached = Code("notCached")
-
-        public var description: String { name }
-    }
+    public typealias Code = ErrorCode<ImagePipelineError>
 
     /// Which stage failed.
     public let code: Code
@@ -39,4 +23,17 @@ public struct ImagePipelineError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "\(url?.absoluteString ?? "<no URL>"): \(code)" + (underlying.map { ": \($0)" } ?? "")
     }
+}
+
+extension ErrorCode where Layer == ImagePipelineError {
+    /// The loader failed (``ImagePipelineError/underlying`` is what it reported).
+    public static var dataLoadingFailed: Self { Self("dataLoadingFailed") }
+    /// The response was rejected: content type or status (a ``ResponseError``).
+    public static var responseRejected: Self { Self("responseRejected") }
+    /// The bytes could not be decoded (an ``ImageDecodingError``).
+    public static var decodingFailed: Self { Self("decodingFailed") }
+    /// A processor threw (its error).
+    public static var processingFailed: Self { Self("processingFailed") }
+    /// ``ImageRequest/CachePolicy/onlyCached`` and nothing is cached.
+    public static var notCached: Self { Self("notCached") }
 }

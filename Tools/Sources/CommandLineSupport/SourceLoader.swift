@@ -64,7 +64,11 @@ public struct Failure: Error {
     public init(_ error: any Error) {
         switch error {
         case let error as NetworkClientError:
-            self.init(error.underlying)
+            if let underlying = error.underlying {
+                self.init(underlying)
+            } else {
+                self.init(code: "client.\(error.code)", message: error.description)
+            }
         case let error as ImagePipelineError:
             if let underlying = error.underlying, error.code != .processingFailed {
                 self.init(underlying)
