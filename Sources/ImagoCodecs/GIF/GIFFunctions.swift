@@ -2,7 +2,7 @@ import CGif
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == GIFState {
     /// The production table for GIF, over giflib's record-level API, reading
     /// from memory.
     ///
@@ -34,23 +34,25 @@ extension CodecFunctions {
     /// With a frame index `k`, frames 0...k are drawn and the image holds
     /// frame k only, with its duration; otherwise it holds every frame.
     /// Errors are ``CodecError``s from library `"giflib"`.
-    public static let gif = CodecFunctions(
-        open: { data, options in
-            let scan = try GIFScan(data, maximumFrameCount: options.maximumFrameCount)
-            return OpenedImage(width: scan.width, height: scan.height, frameCount: scan.frames.count, state: scan)
-        },
-        makeImage: { opened, frameIndex, _ in
-            guard let scan = opened.state as? GIFScan else {
-                throw CodecError.giflib(D_GIF_ERR_NOT_READABLE, detail: "the opened image holds no GIF scan")
+    public static var gif: CodecFunctions<GIFState> {
+        CodecFunctions(
+            open: { data, options in
+                let state = try GIFState(data, maximumFrameCount: options.maximumFrameCount)
+                return OpenedImage(width: state.width, height: state.height, frameCount: state.frames.count, state: state)
+            },
+            makeImage: { opened, frameIndex, _ in
+                try opened.state.decode(frameIndex: frameIndex)
             }
-            return try scan.decode(frameIndex: frameIndex)
-        }
-    )
+        )
+    }
 }
 
-/// What `open` learned from a GIF: its canvas, frames and loop count,
-/// carried to `makeImage` with the data.
-struct GIFScan: Sendable {
+/// What the GIF table's `open` learned: the canvas, the frame headers and
+/// the loop count, carried to its `makeImage` with the data.
+///
+/// Only `CodecFunctions.gif` makes one, so its `makeImage` always
+/// receives a file its `open` has walked.
+public struct GIFState: Sendable {
     let data: Data
     let width: Int
     let height: Int

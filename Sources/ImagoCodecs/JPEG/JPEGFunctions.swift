@@ -2,7 +2,7 @@ import CTurboJPEG
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == JPEGState {
     /// The production table for JPEG, over libjpeg-turbo's TurboJPEG API
     /// (error codes only, no `setjmp` in Imago's code).
     ///
@@ -14,31 +14,38 @@ extension CodecFunctions {
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
     /// whose result still covers that size. A corrupt-data *warning* (such as
     /// a truncated scan) still yields the image, as browsers show it.
-    public static let jpeg = CodecFunctions(
-        open: { data, _ in
-            let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
-            let orientation = ExifOrientation.read(from: data)
-            let state = JPEGState(data: data, colorspace: header.colorspace, orientation: orientation)
-            return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state)
-        },
-        makeImage: { opened, _, options in
-            guard let state = opened.state as? JPEGState else {
-                throw CodecError(library: "libjpeg-turbo", code: -1, message: "the image was not opened by the JPEG table")
+    public static var jpeg: CodecFunctions<JPEGState> {
+        CodecFunctions(
+            open: { data, _ in
+                let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
+                let orientation = ExifOrientation.read(from: data)
+                let state = JPEGState(data: data, colorspace: header.colorspace, orientation: orientation)
+                return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state)
+            },
+            makeImage: { opened, _, options in
+                let state = opened.state
+                let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
+                let image = try TurboJPEG.withDecompressor { decompressor in
+                    try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
+                                                fast: size.width < opened.width)
+                }
+                return image.applying(state.orientation)
             }
-            let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
-            let image = try TurboJPEG.withDecompressor { decompressor in
-                try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
-                                            fast: size.width < opened.width)
-            }
-            return image.applying(state.orientation)
-        }
-    )
+        )
+    }
 }
 
-/// What the JPEG table's `open` hands to `makeImage`.
-struct JPEGState: Sendable {
+/// What the JPEG table's `open` hands to its `makeImage`: the encoded bytes,
+/// the colour space from the frame header and the EXIF orientation.
+///
+/// Only `CodecFunctions.jpeg` makes one, so its `makeImage` always
+/// receives a header its `open` has read.
+public struct JPEGState: Sendable {
+    /// The encoded file.
     let data: Data
+    /// The TurboJPEG colour space (`TJCS_…`) of the frame header.
     let colorspace: Int32
+    /// The EXIF orientation, ``ImageOrientation/up`` when there is none.
     let orientation: ImageOrientation
 }
 

@@ -2,7 +2,7 @@ import CSpng
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == PNGState {
     /// The production table for PNG, over libspng.
     ///
     /// `open` reads only the `IHDR` chunk. `makeImage` decodes to RGBA8 when
@@ -11,16 +11,26 @@ extension CodecFunctions {
     /// are set on every context: width and height from the pixel limit,
     /// 16 MB per chunk and 64 MB of cached ancillary chunks. CRC errors fail,
     /// including those of the chunks after the image data.
-    public static let png = CodecFunctions(
-        open: { data, options in
-            let header = try SpngContext.withContext(data, options: options) { context in try context.header() }
-            return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: data)
-        },
-        makeImage: { opened, _, options in
-            let data = opened.state as? Data ?? Data()
-            return try SpngContext.withContext(data, options: options) { context in try context.decode() }
-        }
-    )
+    public static var png: CodecFunctions<PNGState> {
+        CodecFunctions(
+            open: { data, options in
+                let header = try SpngContext.withContext(data, options: options) { context in try context.header() }
+                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: PNGState(data: data))
+            },
+            makeImage: { opened, _, options in
+                try SpngContext.withContext(opened.state.data, options: options) { context in try context.decode() }
+            }
+        )
+    }
+}
+
+/// What the PNG table's `open` hands to its `makeImage`: the encoded bytes.
+///
+/// Only `CodecFunctions.png` makes one, so its `makeImage` always
+/// receives data its `open` has read.
+public struct PNGState: Sendable {
+    /// The encoded file.
+    let data: Data
 }
 
 /// One libspng decoding context over a buffer, freed when done.

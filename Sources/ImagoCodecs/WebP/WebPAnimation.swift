@@ -12,7 +12,7 @@ enum WebPAnimation {
         /// The canvas height.
         var height: Int
         /// The frame and loop counts.
-        var animation: WebPHeader.Animation
+        var animation: WebPState.Animation
     }
 
     /// Demuxes `data` (no pixels are decoded) and checks that every frame
@@ -46,7 +46,7 @@ enum WebPAnimation {
     ///
     /// The frames before `frameIndex` are decoded (compositing needs them)
     /// but not copied out.
-    static func decode(_ header: WebPHeader, frameIndex: Int?) throws -> Image {
+    static func decode(_ header: WebPState, frameIndex: Int?) throws -> Image {
         guard let animation = header.animation, animation.frameCount > 0 else {
             throw CodecError(.invalidRequest("the image is not an animation with frames"))
         }

@@ -21,8 +21,8 @@ enum WebPFailure: Equatable {
     case animationDecoderFailed
     /// `WebPAnimDecoderGetNext` failed on a frame.
     case frameDecodingFailed(frame: Int)
-    /// `makeImage` was given an ``OpenedImage`` this codec did not open,
-    /// or asked for a frame the image does not have.
+    /// `makeImage` was asked for a frame the image does not have, or for a
+    /// row too long for libwebp.
     case invalidRequest(String)
     /// A `WebPEncode…` function returned no data.
     case encodingFailed
