@@ -12,6 +12,7 @@ import Foundation
 ///    the frame count must not exceed ``ImageDecodingOptions/maximumFrameCount``
 ///    (``ImageDecodingError/Code/tooManyFrames``),
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
+///    This is the one place those limits are decided; the tables rely on it.
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
 ///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned
 ///    unchanged, except that with a ``ImageDecodingOptions/thumbnail`` an
@@ -95,9 +96,7 @@ public struct CodecDecoder: ImageDecoding {
     /// - Throws: ``ImageDecodingError/Code/couldNotOpen``.
     public func info(for data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageInfo {
         let opened = try open(data, options: options)
-        guard opened.width > 0, opened.height > 0, opened.frameCount > 0 else {
-            throw ImageDecodingError(.couldNotOpen, format: format, message: "the header declares an empty image")
-        }
+        try checkNotEmpty(opened)
         return ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount)
     }
 
@@ -106,37 +105,6 @@ public struct CodecDecoder: ImageDecoding {
             return try openTable(data, options)
         } catch {
             throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
-        }
-    }
-
-    private func check(_ opened: OpenedImage<ImageStep>, options: ImageDecodingOptions) throws {
-        guard opened.width > 0, opened.height > 0, opened.frameCount > 0 else {
-            throw ImageDecodingError(
-                .couldNotOpen, format: format,
-                message: "the header declares an empty image (\(opened.width)x\(opened.height), \(opened.frameCount) frames)"
-            )
-        }
-        if opened.frameCount > options.maximumFrameCount {
-            throw ImageDecodingError(
-                .tooManyFrames, format: format,
-                message: "\(opened.frameCount) frames exceed the limit of \(options.maximumFrameCount)"
-            )
-        }
-        if let index = options.frameIndex, !(0..<opened.frameCount).contains(index) {
-            throw ImageDecodingError(
-                .frameOutOfRange, format: format,
-                message: "frame \(index) was requested; the image has \(opened.frameCount)"
-            )
-        }
-        // Frame k of an animation is composited from frames 0...k, so that is the work to bound.
-        let frames = options.frameIndex.map { $0 + 1 } ?? opened.frameCount
-        let (area, overflow1) = opened.width.multipliedReportingOverflow(by: opened.height)
-        let (pixels, overflow2) = area.multipliedReportingOverflow(by: frames)
-        if overflow1 || overflow2 || pixels > options.maximumPixelCount {
-            throw ImageDecodingError(
-                .tooManyPixels, format: format,
-                message: "\(opened.width)x\(opened.height)\(frames > 1 ? " x \(frames) frames" : "") exceeds the limit of \(options.maximumPixelCount) pixels"
-            )
         }
     }
 }

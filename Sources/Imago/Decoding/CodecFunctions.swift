@@ -26,6 +26,11 @@ public struct CodecFunctions<State: Sendable>: Sendable {
     public var open: @Sendable (_ data: Data, _ options: ImageDecodingOptions) throws -> OpenedImage<State>
     /// Decodes frame `frameIndex` (every frame when `nil`) of an opened image.
     /// Throws when the image cannot be produced.
+    ///
+    /// ``CodecDecoder`` calls it only once the header passed its checks:
+    /// the size and frame count are within ``ImageDecodingOptions``' limits
+    /// and `frameIndex` is `nil` or in `0..<opened.frameCount`. The
+    /// production tables rely on that and do not check those again.
     public var makeImage: @Sendable (_ opened: OpenedImage<State>, _ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
 
     /// Creates a table from its two functions.

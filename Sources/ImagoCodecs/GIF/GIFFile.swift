@@ -177,6 +177,8 @@ struct GIFFile: ~Copyable {
             disposal: GIFDisposal(method: control?.DisposalMode ?? DISPOSAL_UNSPECIFIED),
             transparentIndex: control.flatMap { $0.TransparentColor == NO_TRANSPARENT_COLOR ? nil : Int($0.TransparentColor) }
         )
+        // This check stays here, not in CodecDecoder: frame rectangles are
+        // known only while walking the records, and drawing relies on it.
         guard header.left >= 0, header.top >= 0, header.width >= 0, header.height >= 0,
               header.left + header.width <= canvasWidth, header.top + header.height <= canvasHeight
         else {

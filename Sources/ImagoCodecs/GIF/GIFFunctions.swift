@@ -10,7 +10,8 @@ extension CodecFunctions where State == GIFState {
     /// decoding any pixels (rasters are skipped block by block), so a canvas
     /// or frame count over the ``ImageDecodingOptions`` limits is rejected by
     /// ``CodecDecoder`` before a pixel buffer exists. It counts frames only up
-    /// to one past ``ImageDecodingOptions/maximumFrameCount``. It fails when
+    /// to one past ``ImageDecodingOptions/maximumFrameCount`` (enough for
+    /// ``CodecDecoder`` to reject the file, which is its decision). It fails when
     /// the file has no image frame, when a frame rectangle leaves the canvas,
     /// or when a frame has neither a local nor a global colour map. Data that
     /// ends, or turns to garbage, after at least one whole frame keeps the
@@ -62,6 +63,10 @@ public struct GIFState: Sendable {
     let loopCount: Int?
 
     /// Walks the records of `data`, skipping every raster.
+    ///
+    /// The walk stops one frame past `maximumFrameCount`: that is enough for
+    /// ``CodecDecoder`` to reject the file (the decision is its own), and a
+    /// file of millions of tiny frames is not walked to its end.
     init(_ data: Data, maximumFrameCount: Int) throws {
         let stopAt = maximumFrameCount < Int.max ? max(1, maximumFrameCount + 1) : Int.max
         var frames: [GIFFrameHeader] = []
@@ -84,12 +89,10 @@ public struct GIFState: Sendable {
     }
 
     /// Draws frames 0...`frameIndex` (every frame when `nil`) and returns the
-    /// requested one, or all of them.
+    /// requested one, or all of them. `frameIndex` is one of ``frames``:
+    /// ``CodecDecoder`` has checked it (the contract of `makeImage`).
     func decode(frameIndex: Int?) throws -> Image {
         let last = frameIndex ?? frames.count - 1
-        guard frames.indices.contains(last) else {
-            throw CodecError.giflib(D_GIF_ERR_NO_IMAG_DSCR, detail: "frame \(last) was requested; the file has \(frames.count)")
-        }
         let isAnimated = frames.count > 1
         var canvas = GIFCanvas(width: width, height: height)
         var output: [ImageFrame] = []
@@ -97,7 +100,7 @@ public struct GIFState: Sendable {
         _ = try GIFFile.withFile(data) { file in
             try file.walk(stoppingOnTruncation: false) { frame in
                 // The same bytes walked the same way in `open`.
-                guard frame == frames[frame.index], let colors = file.colorMap else {
+                guard frames.indices.contains(frame.index), frame == frames[frame.index], let colors = file.colorMap else {
                     throw CodecError.giflib(D_GIF_ERR_IMAGE_DEFECT, detail: "frame \(frame.index) differs from the opened file")
                 }
                 try canvas.draw(frame, colors: colors) { row, count in try file.readRow(into: row, count: count) }

@@ -8,17 +8,20 @@ extension CodecFunctions where State == PNGState {
     /// `open` reads only the `IHDR` chunk. `makeImage` decodes to RGBA8 when
     /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
     /// samples are reduced to 8 bits and palettes expanded. libspng's limits
-    /// are set on every context: width and height from the pixel limit,
-    /// 16 MB per chunk and 64 MB of cached ancillary chunks. CRC errors fail,
+    /// are set on every context: 16 MB per chunk and 64 MB of cached
+    /// ancillary chunks, and, for `makeImage`, width and height no larger
+    /// than the header ``CodecDecoder`` approved (a defence in depth: the
+    /// pixel limit itself is decided by ``CodecDecoder``). CRC errors fail,
     /// including those of the chunks after the image data.
     public static var png: CodecFunctions<PNGState> {
         CodecFunctions(
-            open: { data, options in
-                let header = try SpngContext.withContext(data, options: options) { context in try context.header() }
+            open: { data, _ in
+                let header = try SpngContext.withContext(data) { context in try context.header() }
                 return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: PNGState(data: data))
             },
-            makeImage: { opened, _, options in
-                try SpngContext.withContext(opened.state.data, options: options) { context in try context.decode() }
+            makeImage: { opened, _, _ in
+                let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
+                return try SpngContext.withContext(opened.state.data, imageLimits: limits) { context in try context.decode() }
             }
         )
     }
@@ -44,10 +47,12 @@ struct SpngContext: ~Copyable {
 
     private init(_ context: OpaquePointer) { self.context = context }
 
-    /// Runs `body` with a context reading `data`, with the limits set.
+    /// Runs `body` with a context reading `data`, with the chunk limits set
+    /// and, when given, `imageLimits` as libspng's largest width and height
+    /// (otherwise libspng's own maximum, 2^31 - 1).
     static func withContext<T>(
         _ data: Data,
-        options: ImageDecodingOptions,
+        imageLimits: (width: UInt32, height: UInt32)? = nil,
         _ body: (borrowing SpngContext) throws -> T
     ) throws -> T {
         try data.withUnsafeBytes { buffer in
@@ -56,8 +61,9 @@ struct SpngContext: ~Copyable {
             }
             defer { spng_ctx_free(raw) }
             let context = SpngContext(raw)
-            let side = UInt32(clamping: min(options.maximumPixelCount, Int(Int32.max)))
-            try check(spng_set_image_limits(raw, side, side))
+            if let imageLimits {
+                try check(spng_set_image_limits(raw, imageLimits.width, imageLimits.height))
+            }
             try check(spng_set_chunk_limits(raw, chunkSizeLimit, chunkCacheLimit))
             try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
             try check(spng_set_png_buffer(raw, buffer.baseAddress, buffer.count))

@@ -21,8 +21,7 @@ enum WebPFailure: Equatable {
     case animationDecoderFailed
     /// `WebPAnimDecoderGetNext` failed on a frame.
     case frameDecodingFailed(frame: Int)
-    /// `makeImage` was asked for a frame the image does not have, or for a
-    /// row too long for libwebp.
+    /// `makeImage` was asked for a row too long for libwebp.
     case invalidRequest(String)
     /// A `WebPEncode…` function returned no data.
     case encodingFailed

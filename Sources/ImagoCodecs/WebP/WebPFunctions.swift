@@ -35,11 +35,8 @@ extension CodecFunctions where State == WebPState {
             },
             makeImage: { opened, frameIndex, options in
                 let state = opened.state
-                if let frameIndex, !(0..<state.frameCount).contains(frameIndex) {
-                    throw CodecError(.invalidRequest("frame \(frameIndex) was requested; the image has \(state.frameCount)"))
-                }
-                if state.animation != nil {
-                    return try WebPAnimation.decode(state, frameIndex: frameIndex)
+                if let animation = state.animation {
+                    return try WebPAnimation.decode(state, animation: animation, frameIndex: frameIndex)
                 }
                 // A thumbnail of a still image: let libwebp scale while decoding.
                 if let longer = options.maximumPixelSize, max(state.width, state.height) > longer {
