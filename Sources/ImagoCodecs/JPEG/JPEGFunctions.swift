@@ -57,9 +57,7 @@ struct TurboJPEG: ~Copyable {
 
     /// Runs `body` with a fresh decompressor.
     static func withDecompressor<T>(_ body: (borrowing TurboJPEG) throws -> T) throws -> T {
-        guard let handle = tjInitDecompress() else {
-            throw CodecError(library: "libjpeg-turbo", code: -1, message: String(cString: tjGetErrorStr2(nil)))
-        }
+        guard let handle = tjInitDecompress() else { throw CodecError.libjpegTurbo(.noHandle) }
         defer { tjDestroy(handle) }
         return try body(TurboJPEG(handle))
     }
@@ -71,9 +69,7 @@ struct TurboJPEG: ~Copyable {
             tjDecompressHeader3(handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count), &width, &height, &subsampling, &colorspace)
         }
         try check(status, allowWarning: false)
-        guard width > 0, height > 0 else {
-            throw CodecError(library: "libjpeg-turbo", code: -1, message: "the data has no usable frame header")
-        }
+        guard width > 0, height > 0 else { throw CodecError.libjpegTurbo(.noFrameHeader) }
         return (Int(width), Int(height), colorspace)
     }
 
@@ -108,12 +104,12 @@ struct TurboJPEG: ~Copyable {
         return Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
     }
 
-    /// Maps a TurboJPEG status to ``CodecError``; warnings pass when allowed.
+    /// Throws the handle's ``CodecError`` when `status` is a failure;
+    /// warnings pass when allowed.
     private func check(_ status: Int32, allowWarning: Bool) throws {
         guard status != 0 else { return }
-        let code = tjGetErrorCode(handle)
-        if allowWarning && code == Int32(TJERR_WARNING.rawValue) { return }
-        throw CodecError(library: "libjpeg-turbo", code: Int(code), message: String(cString: tjGetErrorStr2(handle)))
+        if allowWarning && tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) { return }
+        throw CodecError.libjpegTurbo(.call(handle))
     }
 
     /// The smallest size the library can scale to whose longer side is at

@@ -57,7 +57,7 @@ struct SpngContext: ~Copyable {
     ) throws -> T {
         try data.withUnsafeBytes { buffer in
             guard let raw = spng_ctx_new(0) else {
-                throw CodecError(library: "libspng", code: -1, message: "could not allocate a context")
+                throw CodecError.libspng(Int32(SPNG_EMEM.rawValue), detail: "could not allocate a context")
             }
             defer { spng_ctx_free(raw) }
             let context = SpngContext(raw)
@@ -110,9 +110,9 @@ struct SpngContext: ~Copyable {
         )
     }
 
-    /// Maps a libspng status code to ``CodecError``.
+    /// Throws the ``CodecError`` for `status` unless it is `SPNG_OK`.
     static func check(_ status: Int32) throws {
-        guard status != 0 else { return }
-        throw CodecError(library: "libspng", code: Int(status), message: String(cString: spng_strerror(status)))
+        guard status != Int32(SPNG_OK.rawValue) else { return }
+        throw CodecError.libspng(status)
     }
 }

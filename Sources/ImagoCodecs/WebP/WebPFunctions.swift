@@ -140,7 +140,7 @@ public struct WebPState: Sendable {
         let bytesPerRow = width * pixelFormat.bytesPerPixel
         let size = bytesPerRow * height
         guard let stride = Int32(exactly: bytesPerRow) else {
-            throw CodecError(.invalidRequest("a row of \(width) pixels is too long for libwebp"))
+            throw CodecError(.rowTooLong(width: width))
         }
         let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             let output = data.withUnsafeBytes { raw in
