@@ -82,7 +82,9 @@ struct SpngContext: ~Copyable {
     func decode() throws -> Image {
         let header = try header()
         var transparency = spng_trns()
-        let hasTransparencyChunk = spng_get_trns(context, &transparency) == 0
+        let transparencyStatus = spng_get_trns(context, &transparency)
+        if transparencyStatus != Int32(SPNG_ECHUNKAVAIL.rawValue) { try Self.check(transparencyStatus) }
+        let hasTransparencyChunk = transparencyStatus == Int32(SPNG_OK.rawValue)
         let colorType = Int(header.color_type)
         let hasAlpha = colorType == Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
             || colorType == Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
