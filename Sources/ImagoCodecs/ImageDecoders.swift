@@ -38,23 +38,39 @@ public enum ImageDecoders {
         return try decoder(for: format).info(for: data)
     }
 
-    /// A JPEG decoder; by default over libjpeg-turbo.
-    public static func jpeg(functions: CodecFunctions = .jpeg) -> CodecDecoder {
+    /// The JPEG decoder over libjpeg-turbo.
+    public static func jpeg() -> CodecDecoder { jpeg(functions: .jpeg) }
+
+    /// A JPEG decoder over `functions`: the production table with an entry
+    /// replaced, or a test double.
+    public static func jpeg<State>(functions: CodecFunctions<State>) -> CodecDecoder {
         CodecDecoder(format: .jpeg, functions: functions)
     }
 
-    /// A GIF decoder (every frame composited); by default over giflib.
-    public static func gif(functions: CodecFunctions = .gif) -> CodecDecoder {
+    /// The GIF decoder (every frame composited) over giflib.
+    public static func gif() -> CodecDecoder { gif(functions: .gif) }
+
+    /// A GIF decoder over `functions`: the production table with an entry
+    /// replaced, or a test double.
+    public static func gif<State>(functions: CodecFunctions<State>) -> CodecDecoder {
         CodecDecoder(format: .gif, functions: functions)
     }
 
-    /// A WebP decoder (still and animated); by default over libwebp and its demuxer.
-    public static func webp(functions: CodecFunctions = .webp) -> CodecDecoder {
+    /// The WebP decoder (still and animated) over libwebp and its demuxer.
+    public static func webp() -> CodecDecoder { webp(functions: .webp) }
+
+    /// A WebP decoder over `functions`: the production table with an entry
+    /// replaced, or a test double.
+    public static func webp<State>(functions: CodecFunctions<State>) -> CodecDecoder {
         CodecDecoder(format: .webp, functions: functions)
     }
 
-    /// A PNG decoder; by default over libspng.
-    public static func png(functions: CodecFunctions = .png) -> CodecDecoder {
+    /// The PNG decoder over libspng.
+    public static func png() -> CodecDecoder { png(functions: .png) }
+
+    /// A PNG decoder over `functions`: the production table with an entry
+    /// replaced, or a test double.
+    public static func png<State>(functions: CodecFunctions<State>) -> CodecDecoder {
         CodecDecoder(format: .png, functions: functions)
     }
 }

@@ -4,6 +4,9 @@ import Imago
 /// A spy ``CodecFunctions`` table: records what a decoder passes to each
 /// step and returns scripted results.
 ///
+/// `State` is what the scripted ``OpenedImage`` carries to `makeImage`;
+/// most tests need none (`Void`), and the type is inferred:
+///
 /// ```swift
 /// let spy = SpyCodecTable(opened: OpenedImage(width: 4, height: 4), image: TestImages.solid(width: 4, height: 4))
 /// let decoder = CodecDecoder(format: .png, functions: spy.functions)
@@ -11,33 +14,49 @@ import Imago
 /// #expect(spy.openCalls.map(\.data) == [data])
 /// #expect(spy.makeImageCalls.map(\.frameIndex) == [0])
 /// ```
-public final class SpyCodecTable: Sendable {
+///
+/// A state of your own is recorded with its type, so a test can check that
+/// what `open` produced reached `makeImage`:
+///
+/// ```swift
+/// let spy = SpyCodecTable(opened: OpenedImage(width: 4, height: 4, state: "header"), image: image)
+/// #expect(spy.makeImageCalls.map(\.opened.state) == ["header"])
+/// ```
+///
+/// When `open` fails there is no opened image to infer `State` from: name
+/// it, as in `SpyCodecTable<Void>(open: .failure(error), makeImage: .success(image))`.
+public final class SpyCodecTable<State: Sendable>: Sendable {
     /// One call to ``CodecFunctions/open``.
     public struct OpenCall: Sendable {
+        /// The data passed to `open`.
         public let data: Data
+        /// The options passed to `open`.
         public let options: ImageDecodingOptions
     }
 
     /// One call to ``CodecFunctions/makeImage``.
     public struct MakeImageCall: Sendable {
-        public let opened: OpenedImage
+        /// The opened image passed to `makeImage`, with its typed state.
+        public let opened: OpenedImage<State>
+        /// The frame index passed to `makeImage`.
         public let frameIndex: Int?
+        /// The options passed to `makeImage`.
         public let options: ImageDecodingOptions
     }
 
-    private let openResult: Result<OpenedImage, any Error>
+    private let openResult: Result<OpenedImage<State>, any Error>
     private let imageResult: Result<Image, any Error>
     private let opens = Locked<[OpenCall]>([])
     private let makes = Locked<[MakeImageCall]>([])
 
     /// Creates a spy whose steps answer with the given results.
-    public init(open: Result<OpenedImage, any Error>, makeImage: Result<Image, any Error>) {
+    public init(open: Result<OpenedImage<State>, any Error>, makeImage: Result<Image, any Error>) {
         self.openResult = open
         self.imageResult = makeImage
     }
 
     /// Creates a spy whose steps succeed with `opened` and `image`.
-    public convenience init(opened: OpenedImage, image: Image) {
+    public convenience init(opened: OpenedImage<State>, image: Image) {
         self.init(open: .success(opened), makeImage: .success(image))
     }
 
@@ -47,7 +66,7 @@ public final class SpyCodecTable: Sendable {
     public var makeImageCalls: [MakeImageCall] { makes.withLock { $0 } }
 
     /// The table to give a decoder.
-    public var functions: CodecFunctions {
+    public var functions: CodecFunctions<State> {
         CodecFunctions(
             open: { data, options in
                 self.opens.withLock { $0.append(OpenCall(data: data, options: options)) }
@@ -61,7 +80,7 @@ public final class SpyCodecTable: Sendable {
     }
 }
 
-extension CodecFunctions {
+extension CodecFunctions where State == Never {
     /// The error every entry of ``failing`` throws.
     public struct FailingTableError: Error, Sendable, Equatable {
         /// Which entry threw: `"open"` or `"makeImage"`.
@@ -72,8 +91,18 @@ extension CodecFunctions {
     }
 
     /// A table whose every entry throws ``FailingTableError``.
-    public static let failing = CodecFunctions(
-        open: { _, _ in throw FailingTableError(entry: "open") },
-        makeImage: { _, _, _ in throw FailingTableError(entry: "makeImage") }
-    )
+    ///
+    /// Its state is `Never`: it never opens an image, and no
+    /// `OpenedImage<Never>` exists to call its `makeImage` with.
+    ///
+    /// ```swift
+    /// let decoder = CodecDecoder(format: .jpeg, functions: .failing)
+    /// // decoding throws couldNotOpen, with CodecFunctions<Never>.FailingTableError(entry: "open") as underlying
+    /// ```
+    public static var failing: CodecFunctions<Never> {
+        CodecFunctions(
+            open: { _, _ in throw FailingTableError(entry: "open") },
+            makeImage: { _, _, _ in throw FailingTableError(entry: "makeImage") }
+        )
+    }
 }

@@ -21,8 +21,19 @@ import Testing
         #expect(spy.makeImageCalls.map(\.opened.frameCount) == [3])
     }
 
+    @Test func theStateOpenReturnedReachesTheImageStepWithItsType() throws {
+        // Given a table whose open returns a state of its own type
+        struct Header: Sendable, Equatable { let token: Int }
+        let spy = SpyCodecTable(opened: OpenedImage(width: 4, height: 4, state: Header(token: 42)), image: image)
+        // When the decoder runs both steps
+        _ = try CodecDecoder(format: .png, functions: spy.functions).decode(data)
+        // Then makeImage received that state, typed, with no cast
+        let states: [Header] = spy.makeImageCalls.map(\.opened.state)
+        #expect(states == [Header(token: 42)])
+    }
+
     @Test func openFailureIsCouldNotOpenAndTheImageStepIsNotCalled() {
-        let spy = SpyCodecTable(open: .failure(CodecError(library: "test", code: 7, message: "bad header")), makeImage: .success(image))
+        let spy = SpyCodecTable<Void>(open: .failure(CodecError(library: "test", code: 7, message: "bad header")), makeImage: .success(image))
         let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
         #expect(error?.code == .couldNotOpen)
         #expect(error?.format == .png)
@@ -40,7 +51,7 @@ import Testing
     @Test func failingTableFailsAtTheFirstStep() {
         let error = caughtError { try CodecDecoder(format: .jpeg, functions: .failing).decode(data) } as? ImageDecodingError
         #expect(error?.code == .couldNotOpen)
-        #expect(error?.underlying as? CodecFunctions.FailingTableError == .init(entry: "open"))
+        #expect(error?.underlying as? CodecFunctions<Never>.FailingTableError == .init(entry: "open"))
     }
 
     @Test func pixelLimitIsCheckedFromTheHeaderBeforeTheImageStep() {

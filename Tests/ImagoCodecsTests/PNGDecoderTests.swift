@@ -84,6 +84,25 @@ import Testing
         _ = try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 1024))
     }
 
+    @Test func aLimitSmallerThanOneSideIsStillDecidedByTheDecoder() throws {
+        // Given a 32x32 image and a limit smaller than its width
+        let data = try Fixtures.data("pngsuite/basn2c08.png")
+        // When it is decoded
+        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 16)) } as? ImageDecodingError
+        // Then the pixel limit rejects it (libspng's own limits do not turn it into "could not open")
+        #expect(error?.code == .tooManyPixels)
+    }
+
+    @Test func libspngRefusesToDecodeMoreThanTheApprovedHeader() throws {
+        // Given the real table and a header made to look smaller than the file's
+        let table = CodecFunctions.png
+        var opened = try table.open(try Fixtures.data("pngsuite/basn2c08.png"), ImageDecodingOptions())
+        opened.width = 16
+        // When its pixels are made, libspng's image limits (set from that header) refuse the file
+        let error = caughtError { try table.makeImage(opened, nil, ImageDecodingOptions()) } as? CodecError
+        #expect(error?.library == "libspng")
+    }
+
     @Test func garbageCannotBeOpened() {
         let error = caughtError { try decoder.decode(Data("not a png at all".utf8)) } as? ImageDecodingError
         #expect(error?.code == .couldNotOpen)

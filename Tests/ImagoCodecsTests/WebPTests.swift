@@ -198,11 +198,6 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         #expect(error?.underlying is CodecError)
     }
 
-    @Test func makeImageRejectsAnImageItDidNotOpen() {
-        let opened = OpenedImage(width: 8, height: 8, state: Data())
-        #expect(throws: CodecError.self) { try CodecFunctions.webp.makeImage(opened, nil, ImageDecodingOptions()) }
-    }
-
     @Test func verifierFindsNoFailuresOnAnyFixture() throws {
         for name in fixtures {
             let report = DecoderVerifier.verify(decoder, on: try Fixtures.data("webp/\(name)"))

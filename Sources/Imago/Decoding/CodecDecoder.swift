@@ -12,6 +12,7 @@ import Foundation
 ///    the frame count must not exceed ``ImageDecodingOptions/maximumFrameCount``
 ///    (``ImageDecodingError/Code/tooManyFrames``),
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
+///    This is the one place those limits are decided; the tables rely on it.
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
 ///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned
 ///    unchanged, except that with a ``ImageDecodingOptions/thumbnail`` an
@@ -23,15 +24,36 @@ import Foundation
 public struct CodecDecoder: ImageDecoding {
     /// The format this decoder handles (used in errors).
     public let format: ImageFormat
-    /// The codec's functions.
-    public let functions: CodecFunctions
+
+    /// The table's `makeImage`, bound to the state its `open` produced.
+    typealias ImageStep = @Sendable (_ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
+
+    /// The table's `open`, returning the header with the image step bound to
+    /// the typed state. This is the one place the table's `State` type is
+    /// hidden (by a closure, not a cast), so that decoders of every format
+    /// share one type: `ImageDecoders.decoder(for:)` can return any of them,
+    /// and a property can hold one without naming a C library's state.
+    private let openTable: @Sendable (_ data: Data, _ options: ImageDecodingOptions) throws -> OpenedImage<ImageStep>
 
     /// Creates a decoder for `format` over `functions`.
-    public init(format: ImageFormat, functions: CodecFunctions) {
+    ///
+    /// ```swift
+    /// let decoder = CodecDecoder(format: .png, functions: .png)
+    /// ```
+    public init<State>(format: ImageFormat, functions: CodecFunctions<State>) {
         self.format = format
-        self.functions = functions
+        openTable = { data, options in
+            let opened = try functions.open(data, options)
+            let makeImage: ImageStep = { frameIndex, options in try functions.makeImage(opened, frameIndex, options) }
+            return OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: makeImage)
+        }
     }
 
+    /// Opens `data`, checks the limits, makes the image and fits it to the
+    /// thumbnail, as the type's summary describes.
+    ///
+    /// - Throws: ``ImageDecodingError``, with the table's own error as
+    ///   ``ImageDecodingError/underlying``.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let opened = try open(data, options: options)
         try check(opened, options: options)
@@ -47,7 +69,7 @@ public struct CodecDecoder: ImageDecoding {
         }
         let image: Image
         do {
-            image = try functions.makeImage(opened, options.frameIndex, tableOptions)
+            image = try opened.state(options.frameIndex, tableOptions)   // the table's makeImage, bound to its state
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
@@ -74,48 +96,15 @@ public struct CodecDecoder: ImageDecoding {
     /// - Throws: ``ImageDecodingError/Code/couldNotOpen``.
     public func info(for data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageInfo {
         let opened = try open(data, options: options)
-        guard opened.width > 0, opened.height > 0, opened.frameCount > 0 else {
-            throw ImageDecodingError(.couldNotOpen, format: format, message: "the header declares an empty image")
-        }
+        try checkNotEmpty(opened)
         return ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount)
     }
 
-    private func open(_ data: Data, options: ImageDecodingOptions) throws -> OpenedImage {
+    private func open(_ data: Data, options: ImageDecodingOptions) throws -> OpenedImage<ImageStep> {
         do {
-            return try functions.open(data, options)
+            return try openTable(data, options)
         } catch {
             throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
-        }
-    }
-
-    private func check(_ opened: OpenedImage, options: ImageDecodingOptions) throws {
-        guard opened.width > 0, opened.height > 0, opened.frameCount > 0 else {
-            throw ImageDecodingError(
-                .couldNotOpen, format: format,
-                message: "the header declares an empty image (\(opened.width)x\(opened.height), \(opened.frameCount) frames)"
-            )
-        }
-        if opened.frameCount > options.maximumFrameCount {
-            throw ImageDecodingError(
-                .tooManyFrames, format: format,
-                message: "\(opened.frameCount) frames exceed the limit of \(options.maximumFrameCount)"
-            )
-        }
-        if let index = options.frameIndex, !(0..<opened.frameCount).contains(index) {
-            throw ImageDecodingError(
-                .frameOutOfRange, format: format,
-                message: "frame \(index) was requested; the image has \(opened.frameCount)"
-            )
-        }
-        // Frame k of an animation is composited from frames 0...k, so that is the work to bound.
-        let frames = options.frameIndex.map { $0 + 1 } ?? opened.frameCount
-        let (area, overflow1) = opened.width.multipliedReportingOverflow(by: opened.height)
-        let (pixels, overflow2) = area.multipliedReportingOverflow(by: frames)
-        if overflow1 || overflow2 || pixels > options.maximumPixelCount {
-            throw ImageDecodingError(
-                .tooManyPixels, format: format,
-                message: "\(opened.width)x\(opened.height)\(frames > 1 ? " x \(frames) frames" : "") exceeds the limit of \(options.maximumPixelCount) pixels"
-            )
         }
     }
 }

@@ -1,19 +1,6 @@
 import CGif
 import Foundation
 
-extension CodecError {
-    /// Maps a giflib error code to a ``CodecError``: the one place where
-    /// giflib's codes become errors.
-    ///
-    /// giflib returns `GIF_ERROR` without setting a code on a few short
-    /// reads; that is reported as code 0. `detail` adds what Imago itself
-    /// found wrong (for checks giflib does not make).
-    static func giflib(_ code: Int32, detail: String? = nil) -> CodecError {
-        let text = GifErrorString(code).map { String(cString: $0) } ?? "unspecified failure (giflib set no error code)"
-        return CodecError(library: "giflib", code: Int(code), message: detail.map { "\(text): \($0)" } ?? text)
-    }
-}
-
 /// The header of one frame: its rectangle on the canvas and the Graphics
 /// Control Extension that preceded it.
 struct GIFFrameHeader: Sendable, Hashable {
@@ -177,6 +164,8 @@ struct GIFFile: ~Copyable {
             disposal: GIFDisposal(method: control?.DisposalMode ?? DISPOSAL_UNSPECIFIED),
             transparentIndex: control.flatMap { $0.TransparentColor == NO_TRANSPARENT_COLOR ? nil : Int($0.TransparentColor) }
         )
+        // This check stays here, not in CodecDecoder: frame rectangles are
+        // known only while walking the records, and drawing relies on it.
         guard header.left >= 0, header.top >= 0, header.width >= 0, header.height >= 0,
               header.left + header.width <= canvasWidth, header.top + header.height <= canvasHeight
         else {

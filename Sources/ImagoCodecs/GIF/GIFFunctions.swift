@@ -2,7 +2,7 @@ import CGif
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == GIFState {
     /// The production table for GIF, over giflib's record-level API, reading
     /// from memory.
     ///
@@ -10,7 +10,8 @@ extension CodecFunctions {
     /// decoding any pixels (rasters are skipped block by block), so a canvas
     /// or frame count over the ``ImageDecodingOptions`` limits is rejected by
     /// ``CodecDecoder`` before a pixel buffer exists. It counts frames only up
-    /// to one past ``ImageDecodingOptions/maximumFrameCount``. It fails when
+    /// to one past ``ImageDecodingOptions/maximumFrameCount`` (enough for
+    /// ``CodecDecoder`` to reject the file, which is its decision). It fails when
     /// the file has no image frame, when a frame rectangle leaves the canvas,
     /// or when a frame has neither a local nor a global colour map. Data that
     /// ends, or turns to garbage, after at least one whole frame keeps the
@@ -34,23 +35,25 @@ extension CodecFunctions {
     /// With a frame index `k`, frames 0...k are drawn and the image holds
     /// frame k only, with its duration; otherwise it holds every frame.
     /// Errors are ``CodecError``s from library `"giflib"`.
-    public static let gif = CodecFunctions(
-        open: { data, options in
-            let scan = try GIFScan(data, maximumFrameCount: options.maximumFrameCount)
-            return OpenedImage(width: scan.width, height: scan.height, frameCount: scan.frames.count, state: scan)
-        },
-        makeImage: { opened, frameIndex, _ in
-            guard let scan = opened.state as? GIFScan else {
-                throw CodecError.giflib(D_GIF_ERR_NOT_READABLE, detail: "the opened image holds no GIF scan")
+    public static var gif: CodecFunctions<GIFState> {
+        CodecFunctions(
+            open: { data, options in
+                let state = try GIFState(data, maximumFrameCount: options.maximumFrameCount)
+                return OpenedImage(width: state.width, height: state.height, frameCount: state.frames.count, state: state)
+            },
+            makeImage: { opened, frameIndex, _ in
+                try opened.state.decode(frameIndex: frameIndex)
             }
-            return try scan.decode(frameIndex: frameIndex)
-        }
-    )
+        )
+    }
 }
 
-/// What `open` learned from a GIF: its canvas, frames and loop count,
-/// carried to `makeImage` with the data.
-struct GIFScan: Sendable {
+/// What the GIF table's `open` learned: the canvas, the frame headers and
+/// the loop count, carried to its `makeImage` with the data.
+///
+/// Only `CodecFunctions.gif` makes one, so its `makeImage` always
+/// receives a file its `open` has walked.
+public struct GIFState: Sendable {
     let data: Data
     let width: Int
     let height: Int
@@ -60,6 +63,10 @@ struct GIFScan: Sendable {
     let loopCount: Int?
 
     /// Walks the records of `data`, skipping every raster.
+    ///
+    /// The walk stops one frame past `maximumFrameCount`: that is enough for
+    /// ``CodecDecoder`` to reject the file (the decision is its own), and a
+    /// file of millions of tiny frames is not walked to its end.
     init(_ data: Data, maximumFrameCount: Int) throws {
         let stopAt = maximumFrameCount < Int.max ? max(1, maximumFrameCount + 1) : Int.max
         var frames: [GIFFrameHeader] = []
@@ -82,12 +89,10 @@ struct GIFScan: Sendable {
     }
 
     /// Draws frames 0...`frameIndex` (every frame when `nil`) and returns the
-    /// requested one, or all of them.
+    /// requested one, or all of them. `frameIndex` is one of ``frames``:
+    /// ``CodecDecoder`` has checked it (the contract of `makeImage`).
     func decode(frameIndex: Int?) throws -> Image {
         let last = frameIndex ?? frames.count - 1
-        guard frames.indices.contains(last) else {
-            throw CodecError.giflib(D_GIF_ERR_NO_IMAG_DSCR, detail: "frame \(last) was requested; the file has \(frames.count)")
-        }
         let isAnimated = frames.count > 1
         var canvas = GIFCanvas(width: width, height: height)
         var output: [ImageFrame] = []
@@ -95,7 +100,7 @@ struct GIFScan: Sendable {
         _ = try GIFFile.withFile(data) { file in
             try file.walk(stoppingOnTruncation: false) { frame in
                 // The same bytes walked the same way in `open`.
-                guard frame == frames[frame.index], let colors = file.colorMap else {
+                guard frames.indices.contains(frame.index), frame == frames[frame.index], let colors = file.colorMap else {
                     throw CodecError.giflib(D_GIF_ERR_IMAGE_DEFECT, detail: "frame \(frame.index) differs from the opened file")
                 }
                 try canvas.draw(frame, colors: colors) { row, count in try file.readRow(into: row, count: count) }

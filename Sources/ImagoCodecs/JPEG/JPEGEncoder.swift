@@ -32,7 +32,8 @@ public struct JPEGEncoder: ImageEncoding {
         let pixelFormat = isGray ? TJPF_GRAY : TJPF_RGB
         let subsampling = isGray ? TJSAMP_GRAY : quality >= 90 ? TJSAMP_444 : TJSAMP_420
         guard let handle = tjInitCompress() else {
-            throw ImageEncodingError(.encodingFailed, format: .jpeg, message: String(cString: tjGetErrorStr2(nil)))
+            let error = CodecError.libjpegTurbo(.noHandle)
+            throw ImageEncodingError(.encodingFailed, format: .jpeg, message: error.message, underlying: error)
         }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
@@ -46,7 +47,7 @@ public struct JPEGEncoder: ImageEncoding {
             )
         }
         guard status == 0, let output else {
-            let error = CodecError(library: "libjpeg-turbo", code: Int(tjGetErrorCode(handle)), message: String(cString: tjGetErrorStr2(handle)))
+            let error = CodecError.libjpegTurbo(.call(handle))
             throw ImageEncodingError(.encodingFailed, format: .jpeg, message: error.message, underlying: error)
         }
         return Data(bytes: output, count: Int(length))

@@ -2,7 +2,7 @@ import CTurboJPEG
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == JPEGState {
     /// The production table for JPEG, over libjpeg-turbo's TurboJPEG API
     /// (error codes only, no `setjmp` in Imago's code).
     ///
@@ -14,31 +14,38 @@ extension CodecFunctions {
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
     /// whose result still covers that size. A corrupt-data *warning* (such as
     /// a truncated scan) still yields the image, as browsers show it.
-    public static let jpeg = CodecFunctions(
-        open: { data, _ in
-            let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
-            let orientation = ExifOrientation.read(from: data)
-            let state = JPEGState(data: data, colorspace: header.colorspace, orientation: orientation)
-            return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state)
-        },
-        makeImage: { opened, _, options in
-            guard let state = opened.state as? JPEGState else {
-                throw CodecError(library: "libjpeg-turbo", code: -1, message: "the image was not opened by the JPEG table")
+    public static var jpeg: CodecFunctions<JPEGState> {
+        CodecFunctions(
+            open: { data, _ in
+                let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
+                let orientation = ExifOrientation.read(from: data)
+                let state = JPEGState(data: data, colorspace: header.colorspace, orientation: orientation)
+                return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state)
+            },
+            makeImage: { opened, _, options in
+                let state = opened.state
+                let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
+                let image = try TurboJPEG.withDecompressor { decompressor in
+                    try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
+                                                fast: size.width < opened.width)
+                }
+                return image.applying(state.orientation)
             }
-            let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
-            let image = try TurboJPEG.withDecompressor { decompressor in
-                try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
-                                            fast: size.width < opened.width)
-            }
-            return image.applying(state.orientation)
-        }
-    )
+        )
+    }
 }
 
-/// What the JPEG table's `open` hands to `makeImage`.
-struct JPEGState: Sendable {
+/// What the JPEG table's `open` hands to its `makeImage`: the encoded bytes,
+/// the colour space from the frame header and the EXIF orientation.
+///
+/// Only `CodecFunctions.jpeg` makes one, so its `makeImage` always
+/// receives a header its `open` has read.
+public struct JPEGState: Sendable {
+    /// The encoded file.
     let data: Data
+    /// The TurboJPEG colour space (`TJCS_…`) of the frame header.
     let colorspace: Int32
+    /// The EXIF orientation, ``ImageOrientation/up`` when there is none.
     let orientation: ImageOrientation
 }
 
@@ -50,9 +57,7 @@ struct TurboJPEG: ~Copyable {
 
     /// Runs `body` with a fresh decompressor.
     static func withDecompressor<T>(_ body: (borrowing TurboJPEG) throws -> T) throws -> T {
-        guard let handle = tjInitDecompress() else {
-            throw CodecError(library: "libjpeg-turbo", code: -1, message: String(cString: tjGetErrorStr2(nil)))
-        }
+        guard let handle = tjInitDecompress() else { throw CodecError.libjpegTurbo(.noHandle) }
         defer { tjDestroy(handle) }
         return try body(TurboJPEG(handle))
     }
@@ -64,9 +69,7 @@ struct TurboJPEG: ~Copyable {
             tjDecompressHeader3(handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count), &width, &height, &subsampling, &colorspace)
         }
         try check(status, allowWarning: false)
-        guard width > 0, height > 0 else {
-            throw CodecError(library: "libjpeg-turbo", code: -1, message: "the data has no usable frame header")
-        }
+        guard width > 0, height > 0 else { throw CodecError.libjpegTurbo(.noFrameHeader) }
         return (Int(width), Int(height), colorspace)
     }
 
@@ -101,12 +104,12 @@ struct TurboJPEG: ~Copyable {
         return Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
     }
 
-    /// Maps a TurboJPEG status to ``CodecError``; warnings pass when allowed.
+    /// Throws the handle's ``CodecError`` when `status` is a failure;
+    /// warnings pass when allowed.
     private func check(_ status: Int32, allowWarning: Bool) throws {
         guard status != 0 else { return }
-        let code = tjGetErrorCode(handle)
-        if allowWarning && code == Int32(TJERR_WARNING.rawValue) { return }
-        throw CodecError(library: "libjpeg-turbo", code: Int(code), message: String(cString: tjGetErrorStr2(handle)))
+        if allowWarning && tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) { return }
+        throw CodecError.libjpegTurbo(.call(handle))
     }
 
     /// The smallest size the library can scale to whose longer side is at

@@ -40,7 +40,7 @@ public struct PNGEncoder: ImageEncoding {
 
     private static func encode(_ pixels: [UInt8], width: Int, height: Int, colorType: spng_color_type, level: Int) throws -> Data {
         guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
-            throw CodecError(library: "libspng", code: -1, message: "could not allocate an encoder context")
+            throw CodecError.libspng(Int32(SPNG_EMEM.rawValue), detail: "could not allocate an encoder context")
         }
         defer { spng_ctx_free(context) }
         try SpngContext.check(spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1))
@@ -58,7 +58,7 @@ public struct PNGEncoder: ImageEncoding {
         var status: Int32 = 0
         guard let buffer = spng_get_png_buffer(context, &length, &status) else {
             try SpngContext.check(status)
-            throw CodecError(library: "libspng", code: -1, message: "the encoder returned no data")
+            throw CodecError.libspng(Int32(SPNG_EINTERNAL.rawValue), detail: "the encoder returned no data")
         }
         defer { free(buffer) }
         return Data(bytes: buffer, count: length)

@@ -2,25 +2,38 @@ import CSpng
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == PNGState {
     /// The production table for PNG, over libspng.
     ///
     /// `open` reads only the `IHDR` chunk. `makeImage` decodes to RGBA8 when
     /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
     /// samples are reduced to 8 bits and palettes expanded. libspng's limits
-    /// are set on every context: width and height from the pixel limit,
-    /// 16 MB per chunk and 64 MB of cached ancillary chunks. CRC errors fail,
+    /// are set on every context: 16 MB per chunk and 64 MB of cached
+    /// ancillary chunks, and, for `makeImage`, width and height no larger
+    /// than the header ``CodecDecoder`` approved (a defence in depth: the
+    /// pixel limit itself is decided by ``CodecDecoder``). CRC errors fail,
     /// including those of the chunks after the image data.
-    public static let png = CodecFunctions(
-        open: { data, options in
-            let header = try SpngContext.withContext(data, options: options) { context in try context.header() }
-            return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: data)
-        },
-        makeImage: { opened, _, options in
-            let data = opened.state as? Data ?? Data()
-            return try SpngContext.withContext(data, options: options) { context in try context.decode() }
-        }
-    )
+    public static var png: CodecFunctions<PNGState> {
+        CodecFunctions(
+            open: { data, _ in
+                let header = try SpngContext.withContext(data) { context in try context.header() }
+                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: PNGState(data: data))
+            },
+            makeImage: { opened, _, _ in
+                let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
+                return try SpngContext.withContext(opened.state.data, imageLimits: limits) { context in try context.decode() }
+            }
+        )
+    }
+}
+
+/// What the PNG table's `open` hands to its `makeImage`: the encoded bytes.
+///
+/// Only `CodecFunctions.png` makes one, so its `makeImage` always
+/// receives data its `open` has read.
+public struct PNGState: Sendable {
+    /// The encoded file.
+    let data: Data
 }
 
 /// One libspng decoding context over a buffer, freed when done.
@@ -34,20 +47,23 @@ struct SpngContext: ~Copyable {
 
     private init(_ context: OpaquePointer) { self.context = context }
 
-    /// Runs `body` with a context reading `data`, with the limits set.
+    /// Runs `body` with a context reading `data`, with the chunk limits set
+    /// and, when given, `imageLimits` as libspng's largest width and height
+    /// (otherwise libspng's own maximum, 2^31 - 1).
     static func withContext<T>(
         _ data: Data,
-        options: ImageDecodingOptions,
+        imageLimits: (width: UInt32, height: UInt32)? = nil,
         _ body: (borrowing SpngContext) throws -> T
     ) throws -> T {
         try data.withUnsafeBytes { buffer in
             guard let raw = spng_ctx_new(0) else {
-                throw CodecError(library: "libspng", code: -1, message: "could not allocate a context")
+                throw CodecError.libspng(Int32(SPNG_EMEM.rawValue), detail: "could not allocate a context")
             }
             defer { spng_ctx_free(raw) }
             let context = SpngContext(raw)
-            let side = UInt32(clamping: min(options.maximumPixelCount, Int(Int32.max)))
-            try check(spng_set_image_limits(raw, side, side))
+            if let imageLimits {
+                try check(spng_set_image_limits(raw, imageLimits.width, imageLimits.height))
+            }
             try check(spng_set_chunk_limits(raw, chunkSizeLimit, chunkCacheLimit))
             try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
             try check(spng_set_png_buffer(raw, buffer.baseAddress, buffer.count))
@@ -66,7 +82,9 @@ struct SpngContext: ~Copyable {
     func decode() throws -> Image {
         let header = try header()
         var transparency = spng_trns()
-        let hasTransparencyChunk = spng_get_trns(context, &transparency) == 0
+        let transparencyStatus = spng_get_trns(context, &transparency)
+        if transparencyStatus != Int32(SPNG_ECHUNKAVAIL.rawValue) { try Self.check(transparencyStatus) }
+        let hasTransparencyChunk = transparencyStatus == Int32(SPNG_OK.rawValue)
         let colorType = Int(header.color_type)
         let hasAlpha = colorType == Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
             || colorType == Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
@@ -94,9 +112,9 @@ struct SpngContext: ~Copyable {
         )
     }
 
-    /// Maps a libspng status code to ``CodecError``.
+    /// Throws the ``CodecError`` for `status` unless it is `SPNG_OK`.
     static func check(_ status: Int32) throws {
-        guard status != 0 else { return }
-        throw CodecError(library: "libspng", code: Int(status), message: String(cString: spng_strerror(status)))
+        guard status != Int32(SPNG_OK.rawValue) else { return }
+        throw CodecError.libspng(status)
     }
 }

@@ -12,7 +12,7 @@ enum WebPAnimation {
         /// The canvas height.
         var height: Int
         /// The frame and loop counts.
-        var animation: WebPHeader.Animation
+        var animation: WebPState.Animation
     }
 
     /// Demuxes `data` (no pixels are decoded) and checks that every frame
@@ -36,6 +36,8 @@ enum WebPAnimation {
                     guard x >= 0, y >= 0, frameWidth > 0, frameHeight > 0,
                           x + frameWidth <= width, y + frameHeight <= height
                     else { throw CodecError(.frameOutsideCanvas(frame: Int(frame.frame_num) - 1)) }
+                    // This check stays here, not in CodecDecoder: only the
+                    // demuxer sees the frame rectangles.
                 } while WebPDemuxNextFrame(&frame) != 0
             }
             return Canvas(width: width, height: height, animation: .init(frameCount: frameCount, loopCount: loopCount))
@@ -45,13 +47,11 @@ enum WebPAnimation {
     /// Decodes every frame, or only frame `frameIndex`, as composited RGBA canvases.
     ///
     /// The frames before `frameIndex` are decoded (compositing needs them)
-    /// but not copied out.
-    static func decode(_ header: WebPHeader, frameIndex: Int?) throws -> Image {
-        guard let animation = header.animation, animation.frameCount > 0 else {
-            throw CodecError(.invalidRequest("the image is not an animation with frames"))
-        }
+    /// but not copied out. `frameIndex` is one of the animation's frames:
+    /// ``CodecDecoder`` has checked it (the contract of `makeImage`).
+    static func decode(_ state: WebPState, animation: WebPState.Animation, frameIndex: Int?) throws -> Image {
         let lastFrame = frameIndex ?? animation.frameCount - 1
-        return try header.data.withUnsafeBytes { raw in
+        return try state.data.withUnsafeBytes { raw in
             var input = WebPData(bytes: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
             var options = WebPAnimDecoderOptions()
             guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw CodecError(.animationDecoderFailed) }
@@ -62,11 +62,11 @@ enum WebPAnimation {
 
             var info = WebPAnimInfo()
             guard WebPAnimDecoderGetInfo(decoder, &info) != 0,
-                  Int(info.canvas_width) == header.width, Int(info.canvas_height) == header.height,
+                  Int(info.canvas_width) == state.width, Int(info.canvas_height) == state.height,
                   Int(info.frame_count) == animation.frameCount
             else { throw CodecError(.animationDecoderFailed) }
 
-            let canvasSize = header.width * header.height * 4
+            let canvasSize = state.width * state.height * 4
             var frames: [ImageFrame] = []
             frames.reserveCapacity(frameIndex == nil ? animation.frameCount : 1)
             var previousTimestamp: Int32 = 0
@@ -86,8 +86,8 @@ enum WebPAnimation {
                 previousTimestamp = timestamp
             }
             return Image(
-                width: header.width,
-                height: header.height,
+                width: state.width,
+                height: state.height,
                 pixelFormat: .rgba8,
                 frames: frames,
                 loopCount: animation.loopCount

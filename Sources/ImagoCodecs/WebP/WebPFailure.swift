@@ -21,9 +21,8 @@ enum WebPFailure: Equatable {
     case animationDecoderFailed
     /// `WebPAnimDecoderGetNext` failed on a frame.
     case frameDecodingFailed(frame: Int)
-    /// `makeImage` was given an ``OpenedImage`` this codec did not open,
-    /// or asked for a frame the image does not have.
-    case invalidRequest(String)
+    /// A row of the image is too long for libwebp's 32-bit stride.
+    case rowTooLong(width: Int)
     /// A `WebPEncode…` function returned no data.
     case encodingFailed
 
@@ -66,8 +65,8 @@ extension CodecError {
             (code, message) = (-4, "the animation decoder could not be created")
         case .frameDecodingFailed(let frame):
             (code, message) = (-5, "frame \(frame) of the animation could not be decoded")
-        case .invalidRequest(let reason):
-            (code, message) = (-6, reason)
+        case .rowTooLong(let width):
+            (code, message) = (-6, "a row of \(width) pixels is too long for libwebp")
         case .encodingFailed:
             (code, message) = (-7, "the encoder returned no data")
         }

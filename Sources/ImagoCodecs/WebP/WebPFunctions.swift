@@ -2,7 +2,7 @@ import CWebP
 import Foundation
 import Imago
 
-extension CodecFunctions {
+extension CodecFunctions where State == WebPState {
     /// The production table for WebP, over libwebp and libwebpdemux.
     ///
     /// `open` reads the features from the header with `WebPGetFeatures`
@@ -27,32 +27,33 @@ extension CodecFunctions {
     /// let decoder = CodecDecoder(format: .webp, functions: .webp)
     /// let image = try decoder.decode(data)
     /// ```
-    public static let webp = CodecFunctions(
-        open: { data, _ in
-            let header = try WebPHeader(reading: data)
-            return OpenedImage(width: header.width, height: header.height, frameCount: header.frameCount, state: header)
-        },
-        makeImage: { opened, frameIndex, options in
-            guard let header = opened.state as? WebPHeader else {
-                throw CodecError(.invalidRequest("the image was not opened by the WebP codec"))
+    public static var webp: CodecFunctions<WebPState> {
+        CodecFunctions(
+            open: { data, _ in
+                let state = try WebPState(reading: data)
+                return OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state)
+            },
+            makeImage: { opened, frameIndex, options in
+                let state = opened.state
+                if let animation = state.animation {
+                    return try WebPAnimation.decode(state, animation: animation, frameIndex: frameIndex)
+                }
+                // A thumbnail of a still image: let libwebp scale while decoding.
+                if let longer = options.maximumPixelSize, max(state.width, state.height) > longer {
+                    return try state.decodeStill(scaledTo: Thumbnail(maximumPixelSize: longer).scaledSize(width: state.width, height: state.height))
+                }
+                return try state.decodeStill()
             }
-            if let frameIndex, !(0..<header.frameCount).contains(frameIndex) {
-                throw CodecError(.invalidRequest("frame \(frameIndex) was requested; the image has \(header.frameCount)"))
-            }
-            if header.animation != nil {
-                return try WebPAnimation.decode(header, frameIndex: frameIndex)
-            }
-            // A thumbnail of a still image: let libwebp scale while decoding.
-            if let longer = options.maximumPixelSize, max(header.width, header.height) > longer {
-                return try header.decodeStill(scaledTo: Thumbnail(maximumPixelSize: longer).scaledSize(width: header.width, height: header.height))
-            }
-            return try header.decodeStill()
-        }
-    )
+        )
+    }
 }
 
-/// What `open` learned about a WebP file, kept with the data for `makeImage`.
-struct WebPHeader: Sendable {
+/// What the WebP table's `open` learned about a file (size, alpha, and the
+/// demuxer's facts about an animation), kept with the data for its `makeImage`.
+///
+/// Only `CodecFunctions.webp` makes one, so its `makeImage` always
+/// receives a file its `open` has read.
+public struct WebPState: Sendable {
     /// The facts about an animation that only the demuxer knows.
     struct Animation: Sendable {
         /// The number of frames.
@@ -133,12 +134,13 @@ struct WebPHeader: Sendable {
         return Image(width: size.width, height: size.height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
     }
 
+    /// Decodes a still image at full size, straight into the returned buffer.
     func decodeStill() throws -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         let bytesPerRow = width * pixelFormat.bytesPerPixel
         let size = bytesPerRow * height
         guard let stride = Int32(exactly: bytesPerRow) else {
-            throw CodecError(.invalidRequest("a row of \(width) pixels is too long for libwebp"))
+            throw CodecError(.rowTooLong(width: width))
         }
         let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             let output = data.withUnsafeBytes { raw in

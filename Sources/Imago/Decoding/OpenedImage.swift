@@ -1,0 +1,38 @@
+/// What a codec learned from a header: enough to check limits before
+/// decoding, and the codec's own `State` for the pixel step.
+///
+/// A table's ``CodecFunctions/open`` returns one and its
+/// ``CodecFunctions/makeImage`` receives it back with the same `State`
+/// type, so the state needs no cast. A codec that needs no state (a test
+/// double) uses `Void`:
+///
+/// ```swift
+/// let opened = OpenedImage(width: 4, height: 4)                     // OpenedImage<Void>
+/// let typed = OpenedImage(width: 4, height: 4, state: header)       // OpenedImage<MyHeader>
+/// ```
+public struct OpenedImage<State: Sendable>: Sendable {
+    /// The canvas width in pixels.
+    public var width: Int
+    /// The canvas height in pixels.
+    public var height: Int
+    /// The number of frames; 1 for a still image.
+    public var frameCount: Int
+    /// Codec-specific state carried from ``CodecFunctions/open`` to
+    /// ``CodecFunctions/makeImage`` (typically the data and parsed header fields).
+    public var state: State
+
+    /// Creates a description of an opened image with its codec state.
+    public init(width: Int, height: Int, frameCount: Int = 1, state: State) {
+        self.width = width
+        self.height = height
+        self.frameCount = frameCount
+        self.state = state
+    }
+}
+
+extension OpenedImage where State == Void {
+    /// Creates a description of an opened image that carries no codec state.
+    public init(width: Int, height: Int, frameCount: Int = 1) {
+        self.init(width: width, height: height, frameCount: frameCount, state: ())
+    }
+}
