@@ -126,6 +126,17 @@ let package = Package(
             dependencies: ["AlbumList", .product(name: "Imago", package: "Imago"), .product(name: "ImagoTesting", package: "Imago")],
             swiftSettings: swiftSettings
         ),
+        // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
+        .testTarget(
+            name: "SnippetTests",
+            dependencies: [
+                .product(name: "Imago", package: "Imago"),
+                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
+                .product(name: "ImagoCodecs", package: "Imago"),
+                .product(name: "ImagoTesting", package: "Imago"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ImagoIntegrationTests",
             dependencies: [
