@@ -23,7 +23,10 @@ func asyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency 
 
 let package = Package(
     name: "Imago",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // What the code needs: Swift concurrency (back-deployed to macOS 10.15 /
+    // iOS 13) and FileHandle.read(upToCount:) (10.15.4 / 13.4). Time is
+    // `Date` and `TimeInterval`, not `Duration`, and no `Synchronization`.
+    platforms: [.macOS("10.15.4"), .iOS("13.4"), .tvOS("13.4"), .watchOS("6.2"), .visionOS(.v1)],
     products: [
         .library(name: "Imago", targets: ["Imago"]),
         .library(name: "ImagoCodecs", targets: ["ImagoCodecs"]),

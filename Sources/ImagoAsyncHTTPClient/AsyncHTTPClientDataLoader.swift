@@ -38,11 +38,11 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         /// How many redirects one request may follow. Default: 5.
         public var maximumRedirects: Int = 5
         /// How long connecting may take. Default: 10 s.
-        public var connectTimeout: Duration = .seconds(10)
+        public var connectTimeout: TimeInterval = 10
         /// How long the connection may stay idle while waiting for data. Default: 30 s.
-        public var idleTimeout: Duration = .seconds(30)
+        public var idleTimeout: TimeInterval = 30
         /// How long a whole load may take. Default: 120 s.
-        public var totalTimeout: Duration = .seconds(120)
+        public var totalTimeout: TimeInterval = 120
         /// How many connections the client keeps to one host. Default: 8.
         public var maximumConnectionsPerHost: Int = 8
 
@@ -86,20 +86,10 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         AsyncHTTPClientTask(request: request, client: client, configuration: configuration, eventHandler: eventHandler)
     }
 
-    static func timeAmount(_ duration: Duration) -> TimeAmount {
-        .nanoseconds(duration.nanoseconds)
+    /// `seconds` as NIO's time amount.
+    static func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
     }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-
-    /// The duration for `DispatchTime` arithmetic.
-    var timeInterval: TimeInterval { Double(nanoseconds) / 1e9 }
 }
 
 
@@ -143,7 +133,7 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
                 }
                 task.running = running
                 task.timer = timer
-                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.totalTimeout.timeInterval, execute: timer)
+                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.totalTimeout, execute: timer)
             }
         }
     }
@@ -204,7 +194,7 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
     /// The loader's error for what AsyncHTTPClient or NIO threw.
     private func failure(for thrown: any Error) -> DataLoadingError {
         if task.withLock({ $0.timedOut }) {
-            return error(.timedOut, "the load took longer than \(configuration.totalTimeout)", underlying: thrown)
+            return error(.timedOut, "the load took longer than \(configuration.totalTimeout) s", underlying: thrown)
         }
         if thrown is CancellationError || Task.isCancelled {
             return error(.cancelled, "the load was cancelled", underlying: thrown)
@@ -212,9 +202,9 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
         if let client = thrown as? HTTPClientError {
             switch client {
             case .cancelled: return error(.cancelled, "the load was cancelled", underlying: thrown)
-            case .connectTimeout: return error(.timedOut, "connecting took longer than \(configuration.connectTimeout)", underlying: thrown)
-            case .readTimeout: return error(.timedOut, "no data for \(configuration.idleTimeout)", underlying: thrown)
-            case .deadlineExceeded: return error(.timedOut, "the load took longer than \(configuration.totalTimeout)", underlying: thrown)
+            case .connectTimeout: return error(.timedOut, "connecting took longer than \(configuration.connectTimeout) s", underlying: thrown)
+            case .readTimeout: return error(.timedOut, "no data for \(configuration.idleTimeout) s", underlying: thrown)
+            case .deadlineExceeded: return error(.timedOut, "the load took longer than \(configuration.totalTimeout) s", underlying: thrown)
             case .redirectLimitReached: return error(.tooManyRedirects, "more than \(configuration.maximumRedirects) redirects", underlying: thrown)
             case .redirectCycleDetected: return error(.redirectLoop, "a redirect leads back to a URL already visited", underlying: thrown)
             case .remoteConnectionClosed, .bodyLengthMismatch:

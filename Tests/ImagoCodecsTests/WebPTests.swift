@@ -80,7 +80,7 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         #expect(image.width == 8 && image.height == 8)
         #expect(image.pixelFormat == .rgba8)
         #expect(image.frames.count == 3)
-        #expect(image.frames.map(\.duration) == [.milliseconds(100), .milliseconds(200), .milliseconds(300)])
+        #expect(image.frames.map(\.duration) == [0.1, 0.2, 0.3])
         #expect(image.loopCount == 3)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Imago
 import ImagoTesting
 import Testing
@@ -9,7 +10,7 @@ import Testing
 
     private func key(_ name: String) -> ImageCacheKey { ImageCacheKey(name) }
 
-    private func cache(cost: Int = 4_000, count: Int = 100, ttl: Duration? = nil) -> ImageCache {
+    private func cache(cost: Int = 4_000, count: Int = 100, ttl: TimeInterval? = nil) -> ImageCache {
         ImageCache(configuration: .init(costLimit: cost, countLimit: count, timeToLive: ttl, entryCostLimitRatio: 0.5), time: clock.timeSource)
     }
 
@@ -60,11 +61,11 @@ import Testing
     }
 
     @Test func entriesExpireAfterTheirTimeToLive() {
-        let cache = cache(ttl: .seconds(60))
+        let cache = cache(ttl: 60)
         cache.store(image, for: key("a"))
-        clock.advance(by: .seconds(59))
+        clock.advance(by: 59)
         #expect(cache.image(for: key("a")) != nil)
-        clock.advance(by: .seconds(1))
+        clock.advance(by: 1)
         #expect(cache.image(for: key("a")) == nil)
         #expect(cache.count == 0)
     }

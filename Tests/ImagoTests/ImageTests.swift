@@ -13,11 +13,11 @@ import Testing
     }
 
     @Test func animationCostCountsEveryFrame() {
-        let frame = ImageFrame(pixels: [UInt8](repeating: 0, count: 4 * 4), duration: .milliseconds(100))
+        let frame = ImageFrame(pixels: [UInt8](repeating: 0, count: 4 * 4), duration: 0.1)
         let image = Image(width: 2, height: 2, frames: [frame, frame, frame], loopCount: 0)
         #expect(image.isAnimated)
         #expect(image.cost == 48)
-        #expect(image.frames.map(\.duration) == [.milliseconds(100), .milliseconds(100), .milliseconds(100)])
+        #expect(image.frames.map(\.duration) == [0.1, 0.1, 0.1])
         #expect(image.loopCount == 0)
     }
 

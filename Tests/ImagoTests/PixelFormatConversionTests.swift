@@ -32,11 +32,11 @@ import Testing
     }
 
     @Test func everyFrameIsConvertedAndDurationsKept() {
-        let frames = [ImageFrame(pixels: [1, 2, 3], duration: .milliseconds(40)), ImageFrame(pixels: [4, 5, 6], duration: .milliseconds(60))]
+        let frames = [ImageFrame(pixels: [1, 2, 3], duration: 0.04), ImageFrame(pixels: [4, 5, 6], duration: 0.06)]
         let image = Image(width: 1, height: 1, pixelFormat: .rgb8, frames: frames, loopCount: 3)
         let converted = image.converted(to: .rgba8)
         #expect(converted.frames.map(\.pixels) == [[1, 2, 3, 255], [4, 5, 6, 255]])
-        #expect(converted.frames.map(\.duration) == [.milliseconds(40), .milliseconds(60)])
+        #expect(converted.frames.map(\.duration) == [0.04, 0.06])
         #expect(converted.loopCount == 3)
     }
 }

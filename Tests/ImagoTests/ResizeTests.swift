@@ -75,10 +75,10 @@ import Testing
     }
 
     @Test func animationsResizeEveryFrame() {
-        let frame = ImageFrame(pixels: [UInt8](repeating: 9, count: 4 * 4 * 4), duration: .milliseconds(70))
+        let frame = ImageFrame(pixels: [UInt8](repeating: 9, count: 4 * 4 * 4), duration: 0.07)
         let image = Image(width: 4, height: 4, frames: [frame, frame], loopCount: 0)
         let small = image.resized(width: 2, height: 2)
         #expect(small.frames.count == 2)
-        #expect(small.frames.allSatisfy { $0.pixels == [UInt8](repeating: 9, count: 16) && $0.duration == .milliseconds(70) })
+        #expect(small.frames.allSatisfy { $0.pixels == [UInt8](repeating: 9, count: 16) && $0.duration == 0.07 })
     }
 }

@@ -6,11 +6,11 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Retries through `RetryingDataLoader`, driven by `MockDataLoader` and an `ImmediateClock`.
+/// Retries through `RetryingDataLoader`, driven by `MockDataLoader` and a `ManualTimeSource`.
 @Suite(.timeLimit(.minutes(1))) struct RetryingDataLoaderTests {
     let url = URL(string: "https://example.com/cat.png")!
     let mock = MockDataLoader()
-    let clock = ImmediateClock()
+    let clock = ManualTimeSource()
     let body = TestImages.pngSignature + Data(repeating: 7, count: 300)
 
     /// A policy whose jitter always takes the whole cap, so waits are predictable.
@@ -21,7 +21,7 @@ import FoundationNetworking
     }
 
     func loader(_ policy: RetryPolicy = predictable) -> RetryingDataLoader {
-        RetryingDataLoader(wrapping: mock, policy: policy, clock: clock)
+        RetryingDataLoader(wrapping: mock, policy: policy, time: clock.timeSource)
     }
 
     static func lost(_ url: URL) -> DataLoadingError {
@@ -34,26 +34,26 @@ import FoundationNetworking
         #expect(data == body)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(mock.requests.count == 2)
-        #expect(clock.sleeps == [.milliseconds(500)])
+        #expect(clock.sleeps == [0.5])
     }
 
     @Test func transportFailuresBeforeTheBodyAreRetriedWithGrowingCaps() async throws {
         mock.stub(url, sequence: [.failure(Self.lost(url)), .failure(Self.lost(url)), .image(body)])
         let (data, _) = try await loader().data(for: URLRequest(url: url))
         #expect(data == body)
-        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+        #expect(clock.sleeps == [0.5, 1])
     }
 
     @Test func jitterDrawsBetweenZeroAndTheCap() async throws {
         var policy = RetryPolicy()
         policy.jitter = { 0.25 }
-        policy.baseDelay = .seconds(2)
+        policy.baseDelay = 2
         mock.stub(url, sequence: [.status(500), .status(500), .image(body)])
         _ = try await loader(policy).data(for: URLRequest(url: url))
-        #expect(clock.sleeps == [.milliseconds(500), .seconds(1)])
+        #expect(clock.sleeps == [0.5, 1])
         // The cap stops growing at maximumDelay.
-        policy.maximumDelay = .seconds(3)
-        #expect(policy.delay(beforeRetry: 5, retryAfter: nil) == .milliseconds(750))
+        policy.maximumDelay = 3
+        #expect(policy.delay(beforeRetry: 5, retryAfter: nil) == 0.75)
     }
 
     @Test func retryAfterInSecondsIsHonoured() async throws {
@@ -61,7 +61,7 @@ import FoundationNetworking
         busy.headers["Retry-After"] = "7"
         mock.stub(url, sequence: [busy, .image(body)])
         _ = try await loader().data(for: URLRequest(url: url))
-        #expect(clock.sleeps == [.seconds(7)])
+        #expect(clock.sleeps == [7])
     }
 
     @Test func retryAfterAsAnHTTPDateIsReadFromNow() throws {
@@ -73,7 +73,7 @@ import FoundationNetworking
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let response = try #require(HTTPURLResponse(url: url, statusCode: 503, httpVersion: nil,
                                                     headerFields: ["Retry-After": formatter.string(from: later)]))
-        #expect(RetryPolicy.retryAfter(in: response, now: now) == .seconds(90))
+        #expect(RetryPolicy.retryAfter(in: response, now: now) == 90)
     }
 
     @Test func aRetryAfterLongerThanTheLimitPassesTheResponseOn() async throws {
@@ -157,7 +157,7 @@ import FoundationNetworking
         let events = Locked<[String]>([])
         mock.stub(url, sequence: [.status(503), .image(body)])
         let waiting = WaitingClock()
-        let loader = RetryingDataLoader(wrapping: mock, policy: Self.predictable, clock: waiting)
+        let loader = RetryingDataLoader(wrapping: mock, policy: Self.predictable, time: waiting.timeSource)
         let task = loader.dataTask(with: URLRequest(url: url)) { event in
             switch event {
             case .failed(let error): events.withLock { $0.append("failed \((error as? DataLoadingError)?.code.description ?? "?")") }
@@ -174,16 +174,15 @@ import FoundationNetworking
     }
 }
 
-/// A clock whose sleeps last until cancelled: for cancelling a retry's wait.
-private final class WaitingClock: Clock, Sendable {
-    typealias Instant = ContinuousClock.Instant
+/// A time source whose waits last until cancelled: for cancelling a retry's wait.
+private final class WaitingClock: Sendable {
     private let sleepers = Locked(0)
-    var now: Instant { ContinuousClock.now }
-    var minimumResolution: Duration { .zero }
 
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        sleepers.withLock { $0 += 1 }
-        try await Task.sleep(for: .seconds(600))
+    var timeSource: TimeSource {
+        TimeSource(now: { Date() }, sleep: { _ in
+            self.sleepers.withLock { $0 += 1 }
+            try await Task.sleep(nanoseconds: 600_000_000_000)
+        })
     }
 
     func waitForSleeper() async {

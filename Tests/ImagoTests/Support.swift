@@ -58,7 +58,7 @@ func eventually(
             await Task.yield()
         }
         _ = round
-        try? await Task.sleep(for: .milliseconds(1))
+        try? await Task.sleep(nanoseconds: 1_000_000)
     }
     if !condition() { Issue.record("condition never became true", sourceLocation: sourceLocation) }
 }

@@ -21,7 +21,7 @@ public final class ImageCache: ImageCaching {
         /// The most images kept. Default: 1,000.
         public var countLimit: Int
         /// How long an entry stays valid after it was stored; `nil` for ever.
-        public var timeToLive: Duration?
+        public var timeToLive: TimeInterval?
         /// The largest cost of one entry, as a fraction of ``costLimit``. Default: 0.1.
         public var entryCostLimitRatio: Double
 
@@ -29,7 +29,7 @@ public final class ImageCache: ImageCaching {
         public init(
             costLimit: Int = ImageCache.defaultCostLimit,
             countLimit: Int = 1_000,
-            timeToLive: Duration? = nil,
+            timeToLive: TimeInterval? = nil,
             entryCostLimitRatio: Double = 0.1
         ) {
             self.costLimit = costLimit
@@ -87,7 +87,7 @@ public final class ImageCache: ImageCaching {
             removeImage(for: key)
             return
         }
-        let expiry = configuration.timeToLive.map { time.now() + $0 }
+        let expiry = configuration.timeToLive.map { time.now().addingTimeInterval($0) }
         // The evicted images are released after the lock, outside it.
         let evicted = state.withLock { list in
             list.insert(key: key, image: image, cost: cost, expiry: expiry)
@@ -132,7 +132,7 @@ struct LRUList {
         var key: ImageCacheKey
         var image: Image?
         var cost: Int
-        var expiry: Duration?
+        var expiry: Date?
         var previous: Int
         var next: Int
     }
@@ -146,7 +146,7 @@ struct LRUList {
 
     var count: Int { index.count }
 
-    mutating func insert(key: ImageCacheKey, image: Image, cost: Int, expiry: Duration?) {
+    mutating func insert(key: ImageCacheKey, image: Image, cost: Int, expiry: Date?) {
         if let existing = index[key] { remove(existing) }
         let node = Node(key: key, image: image, cost: cost, expiry: expiry, previous: -1, next: head)
         let position: Int

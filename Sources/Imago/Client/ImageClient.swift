@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Loads images for app code and display targets, over an ``ImagePipeline``.
 ///
@@ -30,7 +29,7 @@ public final class ImageClient: ImageService {
         let task: any Cancellable
     }
 
-    private let nextID = Atomic<UInt64>(0)
+    private let nextID = Locked<UInt64>(0)
 
     /// Creates a client; everything it uses can be injected.
     ///
@@ -85,7 +84,10 @@ public final class ImageClient: ImageService {
             return
         }
         target.display(placeholder)
-        let id = nextID.add(1, ordering: .relaxed).newValue
+        let id = nextID.withLock { id in
+            id += 1
+            return id
+        }
         // Tracked before the load starts, so even an immediate completion finds it.
         let box = CancellableBox()
         tracked.withLock { $0[key] = Tracked(id: id, task: box) }

@@ -29,12 +29,12 @@ public struct RetryPolicy: Sendable {
     /// passed on yet.
     public var retryableErrorCodes: Set<DataLoadingError.Code> = [.transport, .cannotConnect, .connectionLost, .timedOut]
     /// The cap of the first wait; it doubles with every retry. Default: 0.5 s.
-    public var baseDelay: Duration = .milliseconds(500)
+    public var baseDelay: TimeInterval = 0.5
     /// The largest cap of a jittered wait. Default: 10 s.
-    public var maximumDelay: Duration = .seconds(10)
+    public var maximumDelay: TimeInterval = 10
     /// The longest `Retry-After` honoured; a server asking for more gets
     /// its response passed on instead. Default: 60 s.
-    public var maximumRetryAfter: Duration = .seconds(60)
+    public var maximumRetryAfter: TimeInterval = 60
     /// Draws the jittered fraction of the cap, in `0...1`. Default: uniform.
     /// Tests inject a fixed value.
     public var jitter: @Sendable () -> Double = { Double.random(in: 0...1) }
@@ -61,23 +61,23 @@ public struct RetryPolicy: Sendable {
     /// `nil` when the server asked for a longer wait than ``maximumRetryAfter``.
     ///
     /// - Parameter retryAfter: The wait the server asked for, if it did.
-    public func delay(beforeRetry retry: Int, retryAfter: Duration?) -> Duration? {
+    public func delay(beforeRetry retry: Int, retryAfter: TimeInterval?) -> TimeInterval? {
         if let retryAfter {
-            return retryAfter <= maximumRetryAfter ? max(.zero, retryAfter) : nil
+            return retryAfter <= maximumRetryAfter ? max(0, retryAfter) : nil
         }
         let exponent = min(max(retry - 1, 0), 30)
-        let cap = min(maximumDelay, baseDelay * (1 << exponent))
+        let cap = min(maximumDelay, baseDelay * Double(1 << exponent))
         return cap * min(1, max(0, jitter()))
     }
 
     /// The wait a response asks for in `Retry-After`: whole seconds or an
     /// HTTP date (measured from `now`). `nil` when absent or unreadable.
-    public static func retryAfter(in response: HTTPURLResponse, now: Date = Date()) -> Duration? {
+    public static func retryAfter(in response: HTTPURLResponse, now: Date = Date()) -> TimeInterval? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces) else {
             return nil
         }
-        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+        if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
         guard let date = HTTPCachePolicy.httpDate(value) else { return nil }
-        return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1_000).rounded(.up))))
+        return max(0, (date.timeIntervalSince(now) * 1_000).rounded(.up) / 1_000)
     }
 }

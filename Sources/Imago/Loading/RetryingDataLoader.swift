@@ -14,7 +14,7 @@ import FoundationNetworking
 /// in the middle of a body that was already streaming is passed on, never
 /// retried: the handler has seen those bytes.
 ///
-/// Waits run on an injected `Clock`, so tests need not sleep.
+/// Waits run on an injected ``TimeSource``, so tests need not sleep.
 ///
 /// ```swift
 /// let loader = RetryingDataLoader(wrapping: URLSessionDataLoader())
@@ -25,22 +25,22 @@ public final class RetryingDataLoader: DataLoading {
     public let loader: any DataLoading
     /// When to retry.
     public let policy: RetryPolicy
-    private let clock: any Clock<Duration>
+    private let time: TimeSource
 
     /// Wraps `loader`.
     ///
-    /// - Parameter clock: Times the waits between attempts. Default: `ContinuousClock`.
-    public init(wrapping loader: any DataLoading, policy: RetryPolicy = .default, clock: any Clock<Duration> = ContinuousClock()) {
+    /// - Parameter time: Waits between attempts and dates `Retry-After`. Default: ``TimeSource/system``.
+    public init(wrapping loader: any DataLoading, policy: RetryPolicy = .default, time: TimeSource = .system) {
         self.loader = loader
         self.policy = policy
-        self.clock = clock
+        self.time = time
     }
 
     public func dataTask(
         with request: URLRequest,
         eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
     ) -> any DataLoadingTask {
-        RetryingTask(request: request, loader: loader, policy: policy, clock: clock, eventHandler: eventHandler)
+        RetryingTask(request: request, loader: loader, policy: policy, time: time, eventHandler: eventHandler)
     }
 }
 
@@ -64,16 +64,16 @@ private final class RetryingTask: DataLoadingTask {
     private let request: URLRequest
     private let loader: any DataLoading
     private let policy: RetryPolicy
-    private let clock: any Clock<Duration>
+    private let time: TimeSource
     private let eventHandler: @Sendable (DataLoadingEvent) -> Void
     private let state = Locked(State())
 
-    init(request: URLRequest, loader: any DataLoading, policy: RetryPolicy, clock: any Clock<Duration>,
+    init(request: URLRequest, loader: any DataLoading, policy: RetryPolicy, time: TimeSource,
          eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
         self.request = request
         self.loader = loader
         self.policy = policy
-        self.clock = clock
+        self.time = time
         self.eventHandler = eventHandler
     }
 
@@ -112,7 +112,7 @@ private final class RetryingTask: DataLoadingTask {
     }
 
     private func handle(_ event: DataLoadingEvent, attempt: Int) {
-        enum Step { case ignore, passOn([DataLoadingEvent]), end(DataLoadingEvent), retry(after: Duration) }
+        enum Step { case ignore, passOn([DataLoadingEvent]), end(DataLoadingEvent), retry(after: TimeInterval) }
         let step = state.withLock { state -> Step in
             guard state.attempt == attempt, !state.ended else { return .ignore }
             let retriesLeft = policy.allowsRetries(of: request) && attempt < policy.maximumRetries && !state.cancelled
@@ -136,7 +136,7 @@ private final class RetryingTask: DataLoadingTask {
                 return .passOn([.response(held.response), event])
             case .finished:
                 if let held = state.held, held.retryable, let http = held.response as? HTTPURLResponse,
-                   let delay = policy.delay(beforeRetry: attempt + 1, retryAfter: RetryPolicy.retryAfter(in: http)) {
+                   let delay = policy.delay(beforeRetry: attempt + 1, retryAfter: RetryPolicy.retryAfter(in: http, now: time.now())) {
                     state.current = nil
                     return .retry(after: delay)
                 }
@@ -180,11 +180,11 @@ private final class RetryingTask: DataLoadingTask {
         eventHandler(event)
     }
 
-    private func scheduleAttempt(_ attempt: Int, after delay: Duration) {
-        let clock = self.clock
+    private func scheduleAttempt(_ attempt: Int, after delay: TimeInterval) {
+        let sleep = time.sleep
         let wait = Task { [self] in
             do {
-                try await clock.sleep(for: delay)
+                try await sleep(delay)
             } catch {
                 return   // cancelled: `cancel()` ends the task
             }

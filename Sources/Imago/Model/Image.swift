@@ -123,11 +123,11 @@ extension Image: CustomStringConvertible {
 public struct ImageFrame: Sendable, Hashable {
     /// The pixels, row by row, laid out as the image's ``Image/pixelFormat`` says.
     public let pixels: [UInt8]
-    /// How long the frame is shown in an animation; `nil` for a still image.
-    public let duration: Duration?
+    /// How long the frame is shown in an animation, in seconds; `nil` for a still image.
+    public let duration: TimeInterval?
 
     /// Creates a frame.
-    public init(pixels: [UInt8], duration: Duration? = nil) {
+    public init(pixels: [UInt8], duration: TimeInterval? = nil) {
         self.pixels = pixels
         self.duration = duration
     }

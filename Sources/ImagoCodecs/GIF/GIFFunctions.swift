@@ -124,7 +124,7 @@ public struct GIFState: Sendable {
     /// How long a frame shows. Like browsers, a delay of 0 or 1 centisecond
     /// (often written by tools that meant "as fast as possible") becomes
     /// 100 ms.
-    static func duration(centiseconds: Int) -> Duration {
-        .milliseconds(centiseconds <= 1 ? 100 : centiseconds * 10)
+    static func duration(centiseconds: Int) -> TimeInterval {
+        centiseconds <= 1 ? 0.1 : TimeInterval(centiseconds) / 100
     }
 }

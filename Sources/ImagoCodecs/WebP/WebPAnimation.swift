@@ -79,7 +79,7 @@ enum WebPAnimation {
                 if frameIndex == nil || frameIndex == index {
                     // Timestamps are the end times of the frames; a wrapping
                     // difference stays right even if the sum overflowed.
-                    let duration = Duration.milliseconds(Int(timestamp &- previousTimestamp))
+                    let duration = TimeInterval(timestamp &- previousTimestamp) / 1_000
                     let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: canvasSize))
                     frames.append(ImageFrame(pixels: pixels, duration: duration))
                 }

@@ -43,7 +43,7 @@ import FoundationNetworking
     let server: LoopbackServer
     let directory: URL
     let cache: DataCache
-    let clock = ImmediateClock()
+    let clock = ManualTimeSource()
 
     init() async throws {
         server = try await LoopbackServer.start(routes: Self.routes)
@@ -60,11 +60,11 @@ import FoundationNetworking
         cache = DataCache(configuration: .init(directory: directory, sizeLimit: 8 << 20))
     }
 
-    func pipeline(_ kind: LoaderKind, _ limits: LoaderKind.Limits = .init(idleTimeout: .seconds(2), totalTimeout: .seconds(5))) -> ImagePipeline {
+    func pipeline(_ kind: LoaderKind, _ limits: LoaderKind.Limits = .init(idleTimeout: 2, totalTimeout: 5)) -> ImagePipeline {
         var policy = RetryPolicy()
         policy.jitter = { 1 }
         return ImagePipeline(configuration: .init(
-            dataLoader: DataLoader(network: RetryingDataLoader(wrapping: kind.make(limits), policy: policy, clock: clock)),
+            dataLoader: DataLoader(network: RetryingDataLoader(wrapping: kind.make(limits), policy: policy, time: clock.timeSource)),
             dataCache: cache,
             imageCache: nil,
             decoder: ImageDecoders.all
@@ -137,14 +137,14 @@ import FoundationNetworking
 
     @Test(arguments: LoaderKind.allCases) func aChunkedBodyThatNeverEndsIsCutAtTheSizeLimit(kind: LoaderKind) async {
         // Timeouts far off, so the 1 MB limit is what ends it even under a sanitizer.
-        let pipeline = pipeline(kind, .init(idleTimeout: .seconds(30), totalTimeout: .seconds(45)))
+        let pipeline = pipeline(kind, .init(idleTimeout: 30, totalTimeout: 45))
         _ = await expectFailure("/endless", kind: kind, .dataLoadingFailed, loading: .responseTooLarge, pipeline: pipeline)
         #expect(await server.waitForOpenConnections(atMost: 0), "the server saw the client go")
     }
 
     @Test(arguments: LoaderKind.allCases) func aByteASecondTimesOut(kind: LoaderKind) async {
         // The first byte comes after 1 s, the timeout after 2.5 s.
-        let pipeline = pipeline(kind, .init(idleTimeout: .seconds(5), totalTimeout: .milliseconds(2_500)))
+        let pipeline = pipeline(kind, .init(idleTimeout: 5, totalTimeout: 2.5))
         _ = await expectFailure("/one-byte-a-second", kind: kind, .dataLoadingFailed, loading: .timedOut, pipeline: pipeline)
         // Whether a byte came before the deadline (so no retry follows) is up
         // to the scheduler on a busy machine; RetryingDataLoaderTests pin that rule.
@@ -164,7 +164,7 @@ import FoundationNetworking
         let failure = await expectFailure("/busy", kind: kind, .responseRejected)
         #expect((failure?.underlying as? ResponseError)?.statusCode == 503)
         #expect(server.requestCount(for: "/busy") == 3)
-        #expect(clock.sleeps == [.seconds(1), .seconds(1)])
+        #expect(clock.sleeps == [1, 1])
     }
 
     @Test(arguments: LoaderKind.allCases) func a429ThatStaysIsRetriedAsAskedThenRejectedWithItsStatus(kind: LoaderKind) async {
@@ -176,7 +176,7 @@ import FoundationNetworking
     @Test(arguments: LoaderKind.allCases) func a503ThatRecoversIsLoadedAndCached(kind: LoaderKind) async throws {
         let response = try await pipeline(kind).image(for: ImageRequest(url: server.url("/recovers")))
         #expect(response.image.width == 160)
-        #expect(clock.sleeps == [.seconds(3), .seconds(3)])
+        #expect(clock.sleeps == [3, 3])
         #expect(cacheFiles.count == 1)
         #expect(cache.entry(for: server.url("/recovers").absoluteString)?.data == Self.png)
     }

@@ -19,8 +19,8 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// Limits small enough for tests.
     struct Limits {
         var maximumResponseSize = 1 << 20
-        var idleTimeout: Duration = .seconds(10)
-        var totalTimeout: Duration = .seconds(30)
+        var idleTimeout: TimeInterval = 10
+        var totalTimeout: TimeInterval = 30
         var maximumRedirects = 5
         var followsRedirects = true
     }
@@ -31,8 +31,8 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .urlSession:
             var configuration = URLSessionDataLoader.Configuration()
             configuration.maximumResponseSize = limits.maximumResponseSize
-            configuration.idleTimeout = limits.idleTimeout.seconds
-            configuration.totalTimeout = limits.totalTimeout.seconds
+            configuration.idleTimeout = limits.idleTimeout
+            configuration.totalTimeout = limits.totalTimeout
             configuration.maximumRedirects = limits.maximumRedirects
             configuration.followsRedirects = limits.followsRedirects
             return URLSessionDataLoader(configuration: configuration)
@@ -45,12 +45,6 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             configuration.followsRedirects = limits.followsRedirects
             return AsyncHTTPClientDataLoader(configuration: configuration)
         }
-    }
-}
-
-extension Duration {
-    var seconds: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }
 
@@ -142,12 +136,12 @@ extension Duration {
     }
 
     @Test(arguments: LoaderKind.allCases) func aStalledBodyTimesOut(kind: LoaderKind) async {
-        await expectFailure("/stalled", .timedOut, loader: kind.make(.init(idleTimeout: .milliseconds(500))))
+        await expectFailure("/stalled", .timedOut, loader: kind.make(.init(idleTimeout: 0.5)))
     }
 
     @Test(arguments: LoaderKind.allCases) func aBodyThatNeverStallsStillMeetsTheTotalTimeout(kind: LoaderKind) async {
         // 50 chunks 100 ms apart: never idle for 1 s, but 5 s in all.
-        await expectFailure("/dribble", .timedOut, loader: kind.make(.init(idleTimeout: .seconds(1), totalTimeout: .seconds(1))))
+        await expectFailure("/dribble", .timedOut, loader: kind.make(.init(idleTimeout: 1, totalTimeout: 1)))
     }
 
     @Test(arguments: LoaderKind.allCases) func aDeclaredLengthOverTheLimitFailsBeforeTheBody(kind: LoaderKind) async {
@@ -189,18 +183,18 @@ extension Duration {
     }
 
     @Test(arguments: LoaderKind.allCases) func a503WithRetryAfterIsRetriedAfterTheWaitItAsks(kind: LoaderKind) async throws {
-        let clock = ImmediateClock()
-        let loader = RetryingDataLoader(wrapping: kind.make(), clock: clock)
+        let clock = ManualTimeSource()
+        let loader = RetryingDataLoader(wrapping: kind.make(), time: clock.timeSource)
         let (data, response) = try await load("/flaky", with: loader).get()
         #expect(data == Self.body)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(attempts.withLock { $0["/flaky"] } == 3)
-        #expect(clock.sleeps == [.seconds(2), .seconds(2)])
+        #expect(clock.sleeps == [2, 2])
     }
 
     @Test(arguments: LoaderKind.allCases) func a429AskingForAnHourIsPassedOn(kind: LoaderKind) async throws {
-        let clock = ImmediateClock()
-        let loader = RetryingDataLoader(wrapping: kind.make(), clock: clock)
+        let clock = ManualTimeSource()
+        let loader = RetryingDataLoader(wrapping: kind.make(), time: clock.timeSource)
         let (data, response) = try await load("/throttled", with: loader).get()
         #expect((response as? HTTPURLResponse)?.statusCode == 429)
         #expect(data == Data("slow down".utf8))
@@ -209,13 +203,13 @@ extension Duration {
     }
 
     @Test(arguments: LoaderKind.allCases) func aConnectionCutBeforeTheBodyIsRetried(kind: LoaderKind) async throws {
-        let clock = ImmediateClock()
+        let clock = ManualTimeSource()
         var policy = RetryPolicy()
         policy.jitter = { 1 }
-        let loader = RetryingDataLoader(wrapping: kind.make(), policy: policy, clock: clock)
+        let loader = RetryingDataLoader(wrapping: kind.make(), policy: policy, time: clock.timeSource)
         let (data, _) = try await load("/flaky-reset", with: loader).get()
         #expect(data == Self.body)
         #expect(attempts.withLock { $0["/flaky-reset"] } == 2)
-        #expect(clock.sleeps == [.milliseconds(500)])
+        #expect(clock.sleeps == [0.5])
     }
 }

@@ -103,12 +103,12 @@ enum ReadmeSnippets {
 @Test func retriesAServerThatIsBusyOnce() async throws {
     let loader = MockDataLoader()
     loader.stub(flakyURL, sequence: [.status(503), .image(pngBytes)])   // one response per request, in turn
-    let clock = ImmediateClock()                                        // back-off waits return at once
-    let client = NetworkClient(loader: RetryingDataLoader(wrapping: loader, clock: clock), imageDecoder: MockImageDecoder())
+    let time = ManualTimeSource()                                       // back-off waits return at once
+    let client = NetworkClient(loader: RetryingDataLoader(wrapping: loader, time: time.timeSource), imageDecoder: MockImageDecoder())
 
     _ = try await client.image(from: flakyURL)
     #expect(loader.requests.count == 2)
-    #expect(clock.sleeps.count == 1)
+    #expect(time.sleeps.count == 1)
 }
 // end snippet
 
