@@ -44,8 +44,7 @@ extension ImagePipeline {
             return Loaded(data: revalidating.data, source: .disk)
         }
         do {
-            let handler = ResponseHandler<Data>(accepting: configuration.acceptedContentTypes) { $0 }
-            _ = try handler.handle(data, response: response, for: url)
+            _ = try CheckedResponse(response, for: url, accepting: configuration.acceptedContentTypes)
         } catch {
             throw ImagePipelineError(.responseRejected, url: url, underlying: error)
         }
