@@ -21,17 +21,26 @@ import FoundationNetworking
     static let png = TestImages.pngSignature
 
     static let rejected: [Case] = [
-        Case(name: "HTML instead of an image", response: .data(Data("<html></html>".utf8), contentType: "text/html; charset=utf-8"),
-             code: .unacceptableContentType),
+        Case(
+            name: "HTML instead of an image",
+            response: .data(Data("<html></html>".utf8), contentType: "text/html; charset=utf-8"),
+            code: .unacceptableContentType
+        ),
         Case(name: "JSON instead of an image", response: .json(Data("{}".utf8)), code: .unacceptableContentType),
-        Case(name: "HTML error page: the type is checked first", response: .status(500, body: Data("oops".utf8), contentType: "text/html"),
-             code: .unacceptableContentType),
+        Case(
+            name: "HTML error page: the type is checked first",
+            response: .status(500, body: Data("oops".utf8), contentType: "text/html"),
+            code: .unacceptableContentType
+        ),
         Case(name: "404 with an image type", response: .status(404, body: png, contentType: "image/png"), code: .unacceptableStatus),
         Case(name: "500 with no type", response: .status(500), code: .unacceptableStatus),
         Case(name: "redirect left unfollowed", response: .status(301, contentType: "image/png"), code: .unacceptableStatus),
         Case(name: "304 with nothing cached", response: MockResponse(statusCode: 304), code: .unacceptableStatus),
-        Case(name: "not an HTTP response for an https URL",
-             response: MockResponse(statusCode: nil, headers: ["Content-Type": "image/png"], chunks: [png]), code: .notHTTPResponse),
+        Case(
+            name: "not an HTTP response for an https URL",
+            response: MockResponse(statusCode: nil, headers: ["Content-Type": "image/png"], chunks: [png]),
+            code: .notHTTPResponse
+        ),
     ]
 
     let url = URL(string: "https://img.example/shared.png")!

@@ -23,8 +23,8 @@ struct DataCacheWriter: Sendable {
 
     /// Stores `entry` with the freshness and validators of the 304 that confirmed it.
     func refresh(_ entry: DataCacheEntry, with response: HTTPURLResponse, for request: ImageRequest) {
-        guard let cache, request.usesDataCache,
-              let refreshed = HTTPCachePolicy.refreshed(entry, with: response, now: now()) else { return }
+        guard let cache, request.usesDataCache else { return }
+        guard let refreshed = HTTPCachePolicy.refreshed(entry, with: response, now: now()) else { return }
         cache.store(refreshed, for: request.dataKey)
     }
 

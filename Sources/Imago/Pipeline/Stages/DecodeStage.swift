@@ -32,11 +32,13 @@ struct DecodeStage: Sendable {
     func image(for request: ImageRequest, subscription: JobSubscription, onProgress: ProgressHandler?) async throws -> DecodedImage {
         var options = decodingOptions
         options.thumbnail = request.thumbnail
-        return try await runner.output(for: request.decodeKey, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+        let key = request.decodeKey
+        return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
             try await data.data(for: request, subscription: upstream, onProgress: progress)
         } work: { [decoder, workQueue, options] fetched, _ in
             let image = try await workQueue.perform { try Self.decode(fetched.data, with: decoder, options: options) }
-            return DecodedImage(image: image, source: fetched.source, format: ImageFormat(sniffing: fetched.data), byteCount: fetched.data.count)
+            let format = ImageFormat(sniffing: fetched.data)
+            return DecodedImage(image: image, source: fetched.source, format: format, byteCount: fetched.data.count)
         } failure: { [cacheWriter] error, _ in
             cacheWriter.removeUndecodable(for: request)
             return ImagePipelineError(.decodingFailed, url: request.url, underlying: error)

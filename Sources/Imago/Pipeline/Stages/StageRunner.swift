@@ -1,6 +1,6 @@
 import Foundation
 
-/// Receives the bytes received so far by the download a job waits for.
+/// Told how much of the download a job waits for has arrived.
 typealias ProgressHandler = @Sendable (LoadingProgress) -> Void
 
 /// Runs the jobs of one pipeline stage and owns what every stage has in
@@ -86,7 +86,11 @@ final class StageRunner<Output: Sendable>: Sendable {
     ) async throws -> Output {
         try await jobs.value(for: key, subscription: subscription, onProgress: onProgress) { job in
             try await self.admitted(job) {
-                try await self.ownWork(of: job, key: key, request: request) { try await work(job.report) } failure: { failure($0) }
+                try await self.ownWork(of: job, key: key, request: request) {
+                    try await work(job.report)
+                } failure: {
+                    failure($0)
+                }
             }
         }
     }
