@@ -181,6 +181,53 @@ import FoundationNetworking
         #expect(finished)
     }
 
+    @Test func statisticsCountWorkStartedAndJoinedAtEveryStage() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let (a, b, c) = (MockImageProcessor(identifier: "a"), MockImageProcessor(identifier: "b"), MockImageProcessor(identifier: "c"))
+        let pipeline = pipeline()
+        let tasks = [
+            pipeline.imageTask(for: ImageRequest(url: url, processors: [a, b])),
+            pipeline.imageTask(for: ImageRequest(url: url, processors: [a, c])),   // joins the run of `a`
+            pipeline.imageTask(for: ImageRequest(url: url, processors: [a, b])),   // joins the run of `a|b`
+            pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 32)), // joins the download only
+        ]
+        let download = await loader.waitForTask(for: url)
+        await eventually { pipeline.statistics.mergedProcessing == 2 && pipeline.statistics.mergedDownloads == 1 }
+        download.complete()
+        for task in tasks { _ = try await task.response }
+        let counts = { (s: ImagePipeline.Statistics) in [s.downloads, s.decodes, s.processing, s.mergedDownloads, s.mergedDecodes, s.mergedProcessing] }
+        #expect(counts(pipeline.statistics) == [1, 2, 3, 1, 0, 2])
+        // A memory-cache hit starts and joins nothing.
+        _ = try await pipeline.image(for: ImageRequest(url: url, processors: [a, b]))
+        #expect(counts(pipeline.statistics) == [1, 2, 3, 1, 0, 2])
+    }
+
+    @Test func theMemoryCacheIsWrittenOncePerJobAndOnlyWithTheFinalImage() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let recording = RecordingImageCache()
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, imageCache: recording, decoder: decoder))
+        let (a, b) = (MockImageProcessor(identifier: "a"), MockImageProcessor(identifier: "b"))
+        let plain = (0..<3).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
+        let processed = (0..<3).map { _ in pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 8, processors: [a, b])) }
+        let download = await loader.waitForTask(for: url)
+        await eventually { pipeline.statistics.mergedDecodes == 2 && pipeline.statistics.mergedProcessing == 2 }
+        download.complete()
+        for task in plain + processed { _ = try await task.response }
+        #expect(recording.stores.sorted() == [
+            ImageRequest(url: url).cacheKey.rawValue,
+            ImageRequest(url: url, maximumPixelSize: 8, processors: [a, b]).cacheKey.rawValue,
+        ].sorted())
+    }
+
+    @Test func bytesThatDoNotDecodeAreNotKeptOnDisk() async {
+        stubFresh(maxAge: 600)
+        decoder.setResult(.failure(ImageDecodingError(.couldNotOpen, message: "bad")))
+        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
+        #expect(error?.code == .decodingFailed)
+        #expect(disk.writes == [url.absoluteString])
+        #expect(disk.keys.isEmpty)
+    }
+
     // MARK: Errors
 
     @Test func rejectedResponseIsAResponseRejectedError() async {
@@ -281,6 +328,16 @@ import FoundationNetworking
         await eventually { download.cancelCount == 1 }
         #expect(download.cancelCount == 1)
     }
+}
+
+/// An ``ImageCaching`` that keeps nothing and records every key stored.
+final class RecordingImageCache: ImageCaching {
+    private let storedKeys = Locked<[String]>([])
+    var stores: [String] { storedKeys.withLock { $0 } }
+    func image(for key: ImageCacheKey) -> Image? { nil }
+    func store(_ image: Image, for key: ImageCacheKey) { storedKeys.withLock { $0.append(key.rawValue) } }
+    func removeImage(for key: ImageCacheKey) {}
+    func removeAll() {}
 }
 
 /// A decoder that blocks until the test opens it, counting who waits.

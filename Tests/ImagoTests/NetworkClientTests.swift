@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// DESIGN 1.1: the two `async throws` operations and how they wrap each layer's failure.
+/// DESIGN 1.1: the `async throws` operations (image, JSON, raw data) and how they wrap each layer's failure.
 @Suite struct NetworkClientTests {
     struct Album: Codable, Equatable, Sendable {
         let artist: String
@@ -128,6 +128,47 @@ import FoundationNetworking
         task.complete()
         _ = try await call.value
         #expect(decoder.calls.count == 1)
+    }
+
+    // MARK: raw data
+
+    @Test func dataReturnsTheBodyUnchangedWhateverItsType() async throws {
+        let body = Data("<html>not an image</html>".utf8)
+        loader.stub(exampleURL, .data(body, contentType: "text/html"))
+        let data = try await client.data(for: URLRequest(url: exampleURL))
+        #expect(data == body)
+        #expect(decoder.calls.isEmpty)
+    }
+
+    @Test func dataAcceptsOnlyTheGivenContentTypes() async {
+        loader.stub(exampleURL, .data(Data("<html></html>".utf8), contentType: "text/html"))
+        let error = await caughtError { try await client.data(for: URLRequest(url: exampleURL), accepting: .images) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.responseError?.code == .unacceptableContentType)
+    }
+
+    @Test func dataWithAnErrorStatusIsAHandlerFailureWithTheStatus() async {
+        loader.stub(exampleURL, .status(503, body: Data("busy".utf8)))
+        let error = await caughtError { try await client.data(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .handlerFailed)
+        #expect(error?.responseError?.code == .unacceptableStatus)
+        #expect(error?.statusCode == 503)
+    }
+
+    @Test func dataSessionFailureIsASessionFailureWithTheSameError() async {
+        let original = IdentityError("reset")
+        loader.stub(exampleURL, MockResponse.data(Data(count: 8)).failing(with: original))
+        let error = await caughtError { try await client.data(for: URLRequest(url: exampleURL)) } as? NetworkClientError
+        #expect(error?.code == .sessionFailed)
+        #expect((error?.underlying as? IdentityError) === original)
+    }
+
+    @Test func dataReportsProgressForEveryChunk() async throws {
+        loader.stub(exampleURL, .data(Data(repeating: 3, count: 6), chunkSize: 3))
+        let reports = Reports()
+        let data = try await client.data(for: URLRequest(url: exampleURL)) { reports.append($0) }
+        #expect(data.count == 6)
+        #expect(reports.values == [LoadingProgress(completed: 3, total: 6), LoadingProgress(completed: 6, total: 6)])
     }
 
     // MARK: JSON

@@ -38,29 +38,8 @@ public struct ResponseHandler<Output>: Sendable {
     ///   response is required. Defaults to the response's URL.
     /// - Throws: ``ResponseError``.
     public func handle(_ data: Data, response: URLResponse, for url: URL? = nil) throws(ResponseError) -> Output {
-        let url = url ?? response.url
-        let http = response as? HTTPURLResponse
-        let contentType = http.map { $0.value(forHTTPHeaderField: "Content-Type") } ?? response.mimeType
-
-        guard acceptedContentTypes.accepts(contentType: contentType) else {
-            throw ResponseError(.unacceptableContentType, url: url, statusCode: http?.statusCode, contentType: contentType)
-        }
-
-        let scheme = url?.scheme?.lowercased()
-        if scheme == "http" || scheme == "https" {
-            guard let http else {
-                throw ResponseError(.notHTTPResponse, url: url, contentType: contentType)
-            }
-            guard (200...299).contains(http.statusCode) else {
-                throw ResponseError(.unacceptableStatus, url: url, statusCode: http.statusCode, contentType: contentType)
-            }
-        }
-
-        do {
-            return try decodeBody(data)
-        } catch {
-            throw ResponseError(.decodingFailed, url: url, statusCode: http?.statusCode, contentType: contentType, underlying: error)
-        }
+        let checked = try CheckedResponse(response, for: url, accepting: acceptedContentTypes)
+        return try checked.decodeBody { try decodeBody(data) }
     }
 }
 

@@ -106,6 +106,6 @@ extension ImagePipeline {
     /// Runs only the data stage (disk cache, network, validation, storing),
     /// sharing it with any request for the same URL.
     func prefetchData(for request: ImageRequest) async throws {
-        _ = try await data(for: request, subscription: JobSubscription(priority: request.priority))
+        _ = try await dataStage.data(for: request, subscription: JobSubscription(priority: request.priority))
     }
 }

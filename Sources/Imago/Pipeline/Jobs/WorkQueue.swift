@@ -1,4 +1,3 @@
-
 /// Lets at most `maximumConcurrency` jobs run at once; waiting jobs start
 /// by priority, then in arrival order. One per pipeline stage.
 ///

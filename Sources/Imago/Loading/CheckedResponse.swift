@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response that passed the checks run before any body is decoded, in
+/// this order: the content type, then the status (for `http(s)` URLs, an
+/// `HTTPURLResponse` with a status in 200...299; `file` URLs have none).
+///
+/// The one implementation of those checks: ``ResponseHandler``, the
+/// pipeline's data stage and ``NetworkClient/image(for:options:progress:)``
+/// all check responses through it.
+struct CheckedResponse: Sendable {
+    /// The requested URL, or the response's when none was given.
+    let url: URL?
+    /// The HTTP status, when the response had one.
+    let statusCode: Int?
+    /// The `Content-Type`, as the server sent it.
+    let contentType: String?
+
+    /// Checks `response`, stopping at the first failure.
+    ///
+    /// - Parameter url: The requested URL; its scheme says whether an HTTP
+    ///   response is required. `nil` uses the response's URL.
+    /// - Throws: ``ResponseError`` with the failing check's code.
+    init(_ response: URLResponse, for url: URL?, accepting acceptedContentTypes: AcceptedContentTypes) throws(ResponseError) {
+        let url = url ?? response.url
+        let http = response as? HTTPURLResponse
+        let contentType = http.map { $0.value(forHTTPHeaderField: "Content-Type") } ?? response.mimeType
+
+        guard acceptedContentTypes.accepts(contentType: contentType) else {
+            throw ResponseError(.unacceptableContentType, url: url, statusCode: http?.statusCode, contentType: contentType)
+        }
+
+        let scheme = url?.scheme?.lowercased()
+        if scheme == "http" || scheme == "https" {
+            guard let http else {
+                throw ResponseError(.notHTTPResponse, url: url, contentType: contentType)
+            }
+            guard (200...299).contains(http.statusCode) else {
+                throw ResponseError(.unacceptableStatus, url: url, statusCode: http.statusCode, contentType: contentType)
+            }
+        }
+        self.url = url
+        self.statusCode = http?.statusCode
+        self.contentType = contentType
+    }
+
+    /// Runs `decode` on the checked body; whatever it throws comes back as a
+    /// ``ResponseError/Code/decodingFailed`` error that carries it unchanged.
+    func decodeBody<Output>(_ decode: () throws -> Output) throws(ResponseError) -> Output {
+        do {
+            return try decode()
+        } catch {
+            throw ResponseError(.decodingFailed, url: url, statusCode: statusCode, contentType: contentType, underlying: error)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one place the pipeline writes the disk cache: bytes stored per
+/// their HTTP headers, entries refreshed by a 304, and bytes dropped when
+/// they do not decode. Local files are never written.
+struct DataCacheWriter: Sendable {
+    let cache: (any DataCaching)?
+    let now: @Sendable () -> Date
+
+    /// Stores the body of a 2xx response for as long as its headers allow,
+    /// or removes the old entry when they forbid storing (`no-store`).
+    func store(_ data: Data, from response: HTTPURLResponse, for request: ImageRequest) {
+        guard let cache, request.usesDataCache else { return }
+        if let entry = HTTPCachePolicy.entry(for: response, data: data, now: now()) {
+            cache.store(entry, for: request.dataKey)
+        } else {
+            cache.removeEntry(for: request.dataKey)
+        }
+    }
+
+    /// Stores `entry` with the freshness and validators of the 304 that confirmed it.
+    func refresh(_ entry: DataCacheEntry, with response: HTTPURLResponse, for request: ImageRequest) {
+        guard let cache, request.usesDataCache else { return }
+        guard let refreshed = HTTPCachePolicy.refreshed(entry, with: response, now: now()) else { return }
+        cache.store(refreshed, for: request.dataKey)
+    }
+
+    /// Removes bytes that did not decode (corrupt, or a decompression bomb
+    /// over the limits), so they are not kept to fail again.
+    func removeUndecodable(for request: ImageRequest) {
+        guard let cache, request.usesDataCache else { return }
+        cache.removeEntry(for: request.dataKey)
+    }
+}
+
+extension ImageRequest {
+    /// Whether the disk cache applies: local files are read directly, never cached.
+    var usesDataCache: Bool { !(url?.isFileURL ?? false) }
+}

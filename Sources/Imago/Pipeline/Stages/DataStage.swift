@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The bytes of a request and where they came from.
+struct FetchedData: Sendable {
+    let data: Data
+    let source: ImageResponse.Source
+}
+
+/// The data stage: the bytes for a request, shared by every request for
+/// the same URL.
+///
+/// In order: the disk cache (a fresh entry, or any entry under
+/// ``ImageRequest/CachePolicy/onlyCached``); else the loader, with a
+/// conditional request when a stale entry has validators, where a 304
+/// reuses the entry; then the response checks (content type, status).
+/// Reads the disk cache; writes it only through ``DataCacheWriter``.
+struct DataStage: Sendable {
+    let runner: StageRunner<FetchedData>
+    let loader: any DataLoading
+    let dataCache: (any DataCaching)?
+    let cacheWriter: DataCacheWriter
+    let acceptedContentTypes: AcceptedContentTypes
+    let now: @Sendable () -> Date
+
+    /// The bytes for `request`; joins a load of the same URL in flight.
+    ///
+    /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/dataLoadingFailed``,
+    ///   ``ImagePipelineError/Code/responseRejected``, ``ImagePipelineError/Code/notCached``),
+    ///   or `CancellationError`.
+    func data(for request: ImageRequest, subscription: JobSubscription, onProgress: ProgressHandler? = nil) async throws -> FetchedData {
+        try await runner.output(for: request.dataKey, of: request, subscription: subscription, onProgress: onProgress) { progress in
+            try await load(request, progress: progress)
+        } failure: { error in
+            // What `load` throws itself is final; anything else came from the loader.
+            (error as? Failure)?.error ?? ImagePipelineError(.dataLoadingFailed, url: request.url, underlying: error)
+        }
+    }
+
+    /// A failure of the stage's own checks, told apart from the loader's errors.
+    private struct Failure: Error {
+        let error: ImagePipelineError
+    }
+
+    private func load(_ request: ImageRequest, progress: @escaping ProgressHandler) async throws -> FetchedData {
+        let url = request.url
+        var cached: DataCacheEntry?
+        if request.usesDataCache, request.cachePolicy != .reloadIgnoringCaches {
+            cached = dataCache?.entry(for: request.dataKey)
+        }
+        if let cached, request.cachePolicy == .onlyCached || cached.isFresh(at: now()) {
+            return FetchedData(data: cached.data, source: .disk)
+        }
+        if request.cachePolicy == .onlyCached {
+            throw Failure(error: ImagePipelineError(.notCached, url: url))
+        }
+        var urlRequest = request.urlRequest
+        let revalidating = cached.flatMap { $0.canRevalidate ? $0 : nil }
+        if let revalidating { urlRequest = HTTPCachePolicy.conditionalRequest(urlRequest, for: revalidating) }
+
+        let (data, response) = try await loader.data(for: urlRequest, progress: progress)
+        let http = response as? HTTPURLResponse
+        if let revalidating, let http, http.statusCode == 304 {
+            cacheWriter.refresh(revalidating, with: http, for: request)
+            return FetchedData(data: revalidating.data, source: .disk)
+        }
+        do {
+            _ = try CheckedResponse(response, for: url, accepting: acceptedContentTypes)
+        } catch {
+            throw Failure(error: ImagePipelineError(.responseRejected, url: url, underlying: error))
+        }
+        if let http { cacheWriter.store(data, from: http, for: request) }
+        return FetchedData(data: data, source: request.usesDataCache ? .network : .file)
+    }
+}

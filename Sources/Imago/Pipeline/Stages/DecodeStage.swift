@@ -1,0 +1,55 @@
+import Foundation
+
+/// An image made from a request's bytes (decoded, then perhaps processed),
+/// with what the response reports about those bytes.
+struct DecodedImage: Sendable {
+    let image: Image
+    let source: ImageResponse.Source
+    let format: ImageFormat?
+    let byteCount: Int
+}
+
+/// The decode stage: the decoded image, shared by every request for the
+/// same URL and thumbnail size.
+///
+/// A job holds an admission slot from before its download starts until its
+/// decode ends, so downloads cannot run ahead of decoding and pile up bytes
+/// in memory. Decoding runs on the work queue. Bytes that do not decode are
+/// removed from the disk cache.
+struct DecodeStage: Sendable {
+    let runner: StageRunner<DecodedImage>
+    let data: DataStage
+    let decoder: any ImageDecoding
+    /// The limits applied to every image; each request adds its thumbnail size.
+    let decodingOptions: ImageDecodingOptions
+    let workQueue: any Dispatching
+    let cacheWriter: DataCacheWriter
+
+    /// The decoded image for `request`; joins a decode of the same URL and size in flight.
+    ///
+    /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/decodingFailed``,
+    ///   or the data stage's), or `CancellationError`.
+    func image(for request: ImageRequest, subscription: JobSubscription, onProgress: ProgressHandler?) async throws -> DecodedImage {
+        var options = decodingOptions
+        options.thumbnail = request.thumbnail
+        let key = request.decodeKey
+        return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+            try await data.data(for: request, subscription: upstream, onProgress: progress)
+        } work: { [decoder, workQueue, options] fetched, _ in
+            let image = try await workQueue.perform { try Self.decode(fetched.data, with: decoder, options: options) }
+            let format = ImageFormat(sniffing: fetched.data)
+            return DecodedImage(image: image, source: fetched.source, format: format, byteCount: fetched.data.count)
+        } failure: { [cacheWriter] error, _ in
+            cacheWriter.removeUndecodable(for: request)
+            return ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
+        }
+    }
+
+    /// Decodes image bytes: the one decode step of every image load, the
+    /// pipeline's and ``NetworkClient/image(for:options:progress:)``'s.
+    ///
+    /// - Throws: The decoder's error, unchanged.
+    static func decode(_ data: Data, with decoder: any ImageDecoding, options: ImageDecodingOptions) throws -> Image {
+        try decoder.decode(data, options: options)
+    }
+}

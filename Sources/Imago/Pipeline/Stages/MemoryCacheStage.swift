@@ -1,0 +1,25 @@
+import Foundation
+
+/// The memory-cache stage: the first place a request looks, and the one
+/// place the pipeline writes the memory cache.
+struct MemoryCacheStage: Sendable {
+    let cache: (any ImageCaching)?
+
+    /// The final image for `request`, if the memory cache has it and the
+    /// request may read it.
+    func cachedImage(for request: ImageRequest) -> Image? {
+        guard request.cachePolicy != .reloadIgnoringCaches else { return nil }
+        return cache?.image(for: request.cacheKey)
+    }
+
+    /// Keeps the image a job produced when it is the final image of the
+    /// request that started the job (the last processor's output, or the
+    /// decoded image when there are no processors); the images of earlier
+    /// steps are not kept. The image stages' runners call it once per job.
+    func keep(_ produced: DecodedImage, key: String, request: ImageRequest) {
+        guard let cache else { return }
+        let cacheKey = request.cacheKey
+        guard key == cacheKey.rawValue else { return }
+        cache.store(produced.image, for: cacheKey)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// The processing stage: the image after a request's first `count`
+/// processors, shared by every request whose processors start the same way.
+///
+/// Each processor is one job, on the image of the job before it (the
+/// decoded image for the first); processors run on the work queue.
+struct ProcessStage: Sendable {
+    let runner: StageRunner<DecodedImage>
+    let decode: DecodeStage
+    let workQueue: any Dispatching
+
+    /// The image after the first `count` of `request`'s processors; with
+    /// `count` 0, the decoded image.
+    ///
+    /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/processingFailed``,
+    ///   or an earlier stage's), or `CancellationError`.
+    func image(
+        for request: ImageRequest,
+        afterProcessors count: Int,
+        subscription: JobSubscription,
+        onProgress: ProgressHandler?
+    ) async throws -> DecodedImage {
+        guard count > 0 else { return try await decode.image(for: request, subscription: subscription, onProgress: onProgress) }
+        let processor = request.processors[count - 1]
+        let key = request.processingKey(count: count)
+        return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+            try await image(for: request, afterProcessors: count - 1, subscription: upstream, onProgress: progress)
+        } work: { [workQueue] input, _ in
+            let image = try await workQueue.perform { try processor.process(input.image) }
+            return DecodedImage(image: image, source: input.source, format: input.format, byteCount: input.byteCount)
+        } failure: { error, _ in
+            ImagePipelineError(.processingFailed, url: request.url, underlying: error)
+        }
+    }
+}
