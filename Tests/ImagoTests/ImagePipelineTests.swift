@@ -13,13 +13,13 @@ import FoundationNetworking
     let memory = ImageCache(configuration: .init(costLimit: 1 << 20))
     let disk = InMemoryDataCache()
     let url = URL(string: "https://img.example/cat.png")!
-    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let time = ManualTimeSource(start: Date(timeIntervalSince1970: 1_800_000_000))
 
     private func pipeline(downloads: Int = 6, decodes: Int = 2, dataCache: Bool = true) -> ImagePipeline {
         ImagePipeline(configuration: .init(
             dataLoader: loader, dataCache: dataCache ? disk : nil, imageCache: memory,
             decoder: decoder, maximumConcurrentDownloads: downloads, maximumConcurrentDecodes: decodes,
-            now: { [now] in now }
+            time: time.timeSource
         ))
     }
 

@@ -20,6 +20,22 @@ extension NetworkClient {
         try await json(type, for: URLRequest(url: url), makeDecoder: makeDecoder)
     }
 
+    /// Fetches `url` with a plain `GET` and returns its body unchanged, after
+    /// the content-type (`accepting`) and status checks.
+    ///
+    /// The same as ``data(for:accepting:progress:)`` with `URLRequest(url: url)`.
+    ///
+    /// ```swift
+    /// let png = try await client.data(from: iconURL, accepting: .images)
+    /// ```
+    public func data(
+        from url: URL,
+        accepting: AcceptedContentTypes = .anything,
+        progress: (@Sendable (LoadingProgress) -> Void)? = nil
+    ) async throws -> Data {
+        try await data(for: URLRequest(url: url), accepting: accepting, progress: progress)
+    }
+
     /// Fetches `url` with a plain `GET` and decodes its body as an image.
     ///
     /// The same as ``image(for:options:progress:)`` with `URLRequest(url: url)`.

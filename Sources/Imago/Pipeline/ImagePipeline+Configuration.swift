@@ -25,8 +25,8 @@ extension ImagePipeline {
         public var maximumConcurrentDecodes: Int
         /// How many processor runs happen at once. Default: the number of cores.
         public var maximumConcurrentProcessing: Int
-        /// The wall clock for HTTP freshness. Default: `Date()`.
-        public var now: @Sendable () -> Date
+        /// The clock for HTTP freshness (`max-age`, `Expires`). Default: ``TimeSource/system``.
+        public var time: TimeSource
         /// Where CPU work (decoding, processing) runs. Default: a global queue.
         public var workQueue: any Dispatching
 
@@ -41,7 +41,7 @@ extension ImagePipeline {
             maximumConcurrentDownloads: Int = 6,
             maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
             maximumConcurrentProcessing: Int = ProcessInfo.processInfo.activeProcessorCount,
-            now: @escaping @Sendable () -> Date = { Date() },
+            time: TimeSource = .system,
             workQueue: any Dispatching = DispatchQueue.global(qos: .userInitiated)
         ) {
             self.dataLoader = dataLoader
@@ -53,7 +53,7 @@ extension ImagePipeline {
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
             self.maximumConcurrentProcessing = maximumConcurrentProcessing
-            self.now = now
+            self.time = time
             self.workQueue = workQueue
         }
     }

@@ -33,14 +33,14 @@ public final class ImagePipeline: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let memoryCache = MemoryCacheStage(cache: configuration.imageCache)
-        let cacheWriter = DataCacheWriter(cache: configuration.dataCache, now: configuration.now)
+        let cacheWriter = DataCacheWriter(cache: configuration.dataCache, now: configuration.time.now)
         dataStage = DataStage(
             runner: StageRunner(slots: WorkQueue(maximumConcurrency: configuration.maximumConcurrentDownloads)),
             loader: configuration.dataLoader,
             dataCache: configuration.dataCache,
             cacheWriter: cacheWriter,
             acceptedContentTypes: configuration.acceptedContentTypes,
-            now: configuration.now
+            now: configuration.time.now
         )
         decodeStage = DecodeStage(
             runner: StageRunner(

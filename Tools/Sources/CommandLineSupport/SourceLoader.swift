@@ -40,8 +40,7 @@ public struct SourceLoader: Sendable {
 
     /// Loads and validates the bytes of an image (content type and status).
     public func bytes(of url: URL) async throws -> Data {
-        let handler = ResponseHandler<Data>(accepting: .images) { $0 }
-        return try await client.fetch(URLRequest(url: url), handler: handler)
+        try await client.data(from: url, accepting: .images)
     }
 
     /// Reads SOURCE lines from a file: one per line, blank lines and `#` comments skipped.

@@ -131,6 +131,16 @@ enum GettingStartedSnippets {
     }
 }
 
+extension GettingStartedSnippets {
+    static func rawBytes(client: NetworkClient, fileURL: URL, iconURL: URL) async throws {
+        // snippet: getting-started-raw-bytes
+        let bytes = try await client.data(from: fileURL)
+        let png = try await client.data(from: iconURL, accepting: .images)
+        // end snippet
+        _ = (bytes, png)
+    }
+}
+
 @Test func gettingStartedTestRuns() async throws {
     let url = artworkURL
     // snippet: getting-started-test
