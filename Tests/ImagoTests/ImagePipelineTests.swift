@@ -1,5 +1,5 @@
 import Foundation
-import Imago
+@_spi(Testing) import Imago
 import ImagoTesting
 import Testing
 #if canImport(FoundationNetworking)

@@ -112,7 +112,7 @@ public final class ImageClient: ImageService {
     }
 
     /// How many targets have a load in flight.
-    public var trackedTargetCount: Int { tracked.withLock { $0.count } }
+    @_spi(Testing) public var trackedTargetCount: Int { tracked.withLock { $0.count } }
 
 }
 

@@ -68,7 +68,9 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Counts of the work the pipeline started and merged.
-    public struct Statistics: Sendable, Hashable {
+    ///
+    /// Behind `@_spi(Testing) import Imago`: for tests and benchmarks of merging.
+    @_spi(Testing) public struct Statistics: Sendable, Hashable {
         /// Downloads (or disk-cache reads) started.
         public var downloads: Int
         /// Decodes started.
@@ -84,7 +86,7 @@ public final class ImagePipeline: Sendable {
     }
 
     /// How much work the pipeline has started, and how many requests merged into work in flight.
-    public var statistics: Statistics {
+    @_spi(Testing) public var statistics: Statistics {
         Statistics(
             downloads: dataStage.runner.startedCount,
             decodes: decodeStage.runner.startedCount,

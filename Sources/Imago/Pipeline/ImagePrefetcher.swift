@@ -95,7 +95,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// How many prefetches are in flight.
-    public var activeCount: Int { tasks.withLock { $0.entries.count } }
+    @_spi(Testing) public var activeCount: Int { tasks.withLock { $0.entries.count } }
 
     private func key(for request: ImageRequest) -> String {
         destination == .memoryCache ? request.cacheKey.rawValue : request.dataKey

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
-import Imago
+@_spi(Testing) import Imago
 import ImagoCodecs
 import FaultInjection
 import LoopbackServer

@@ -1,6 +1,6 @@
 import CommandLineSupport
 import Foundation
-import Imago
+@_spi(Testing) import Imago
 
 /// The figures and the checks.
 struct SoakReport {
