@@ -12,6 +12,15 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+// The library's products, and the argument parser, as dependencies.
+let imago = Target.Dependency.product(name: "Imago", package: "Imago")
+let codecs = Target.Dependency.product(name: "ImagoCodecs", package: "Imago")
+let testing = Target.Dependency.product(name: "ImagoTesting", package: "Imago")
+let asyncHTTPClient = Target.Dependency.product(name: "ImagoAsyncHTTPClient", package: "Imago")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+/// What both executables link: the library, the loader and the shared command-line code.
+let commandLine: [Target.Dependency] = ["CommandLineSupport", "SharedState", "LoopbackServer", imago, codecs, asyncHTTPClient, argumentParser]
+
 let package = Package(
     name: "ImagoTools",
     platforms: [.macOS(.v15)],
@@ -29,123 +38,69 @@ let package = Package(
         // A scriptable HTTP/1.1 server on loopback: the demo's sample server, benchmarks, tests.
         .target(
             name: "LoopbackServer",
-            dependencies: [
-                "SharedState",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["SharedState", imago, .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         // Responses that break the rules on purpose (bombs, redirect loops, 429/503, lying ETags): tests and the soak only.
         .target(
             name: "FaultInjection",
-            dependencies: ["LoopbackServer", "SharedState", .product(name: "Imago", package: "Imago")],
+            dependencies: ["LoopbackServer", "SharedState", imago],
             swiftSettings: swiftSettings
         ),
         // Drawing images in a terminal with 24-bit colour half blocks.
-        .target(name: "TerminalRendering", dependencies: [.product(name: "Imago", package: "Imago")], swiftSettings: swiftSettings),
+        .target(name: "TerminalRendering", dependencies: [imago], swiftSettings: swiftSettings),
         // The album-list demo's models: app code written against Imago's protocols.
-        .target(name: "AlbumList", dependencies: ["SharedState", .product(name: "Imago", package: "Imago")], swiftSettings: swiftSettings),
+        .target(name: "AlbumList", dependencies: ["SharedState", imago], swiftSettings: swiftSettings),
         // The demo's sample album server (feed and generated artwork on loopback).
         .target(
             name: "SampleServer",
-            dependencies: ["LoopbackServer", .product(name: "Imago", package: "Imago"), .product(name: "ImagoCodecs", package: "Imago")],
+            dependencies: ["LoopbackServer", imago, codecs],
             swiftSettings: swiftSettings
         ),
         // What both executables share: output, JSON lines, failures, sources, atomic files, sample images.
         .target(
             name: "CommandLineSupport",
-            dependencies: [
-                "LoopbackServer",
-                "SharedState",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["LoopbackServer", "SharedState", imago, codecs, asyncHTTPClient, argumentParser],
             swiftSettings: swiftSettings
         ),
         // The `imago` executable: user commands only.
         .executableTarget(
             name: "ImagoCLI",
-            dependencies: [
-                "CommandLineSupport",
-                "SharedState",
-                "LoopbackServer",
-                "SampleServer",
-                "TerminalRendering",
-                "AlbumList",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: commandLine + ["SampleServer", "TerminalRendering", "AlbumList"],
             swiftSettings: swiftSettings
         ),
         // The test harness (soak, cache crash worker, servers for comparisons): used by tests and scripts/, never shipped.
         .executableTarget(
             name: "imago-harness",
-            dependencies: [
-                "CommandLineSupport",
-                "SharedState",
-                "LoopbackServer",
-                "FaultInjection",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: commandLine + ["FaultInjection"],
             path: "Sources/ImagoHarness",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: [
-                "ImagoCLI", "LoopbackServer", "TerminalRendering",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoTesting", package: "Imago"),
-            ],
+            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", imago, codecs, testing],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HarnessTests",
-            dependencies: [
-                "imago-harness", "LoopbackServer", "FaultInjection",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoTesting", package: "Imago"),
-            ],
+            dependencies: ["imago-harness", "LoopbackServer", "FaultInjection", imago, codecs, testing],
             swiftSettings: swiftSettings
         ),
         // An example of testing app code with ImagoTesting alone.
         .testTarget(
             name: "AlbumListTests",
-            dependencies: ["AlbumList", .product(name: "Imago", package: "Imago"), .product(name: "ImagoTesting", package: "Imago")],
+            dependencies: ["AlbumList", imago, testing],
             swiftSettings: swiftSettings
         ),
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
         .testTarget(
             name: "SnippetTests",
-            dependencies: [
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoTesting", package: "Imago"),
-            ],
+            dependencies: [imago, asyncHTTPClient, codecs, testing],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "ImagoIntegrationTests",
-            dependencies: [
-                "LoopbackServer", "FaultInjection", "SharedState",
-                .product(name: "Imago", package: "Imago"),
-                .product(name: "ImagoAsyncHTTPClient", package: "Imago"),
-                .product(name: "ImagoCodecs", package: "Imago"),
-                .product(name: "ImagoTesting", package: "Imago"),
-            ],
+            dependencies: ["LoopbackServer", "FaultInjection", "SharedState", imago, asyncHTTPClient, codecs, testing],
             swiftSettings: swiftSettings
         ),
     ]
