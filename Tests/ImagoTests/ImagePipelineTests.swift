@@ -219,6 +219,21 @@ import FoundationNetworking
         ].sorted())
     }
 
+    @Test func aPlainRequestThatJoinsADecodeStartedForAProcessedOneIsKeptInMemory() async throws {
+        loader.stub(url, MockResponse.image(TestImages.pngSignature).held())
+        let pipeline = pipeline()
+        let a = MockImageProcessor(identifier: "a")
+        let processed = pipeline.imageTask(for: ImageRequest(url: url, processors: [a]))   // starts the decode
+        let download = await loader.waitForTask(for: url)
+        let plain = pipeline.imageTask(for: ImageRequest(url: url))                         // joins it
+        await eventually { pipeline.statistics.mergedDecodes == 1 }
+        download.complete()
+        _ = try await processed.response
+        _ = try await plain.response
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url)) != nil)
+        #expect(pipeline.cachedImage(for: ImageRequest(url: url, processors: [a])) != nil)
+    }
+
     @Test func bytesThatDoNotDecodeAreNotKeptOnDisk() async {
         stubFresh(maxAge: 600)
         decoder.setResult(.failure(ImageDecodingError(.couldNotOpen, message: "bad")))
@@ -333,9 +348,13 @@ import FoundationNetworking
 /// An ``ImageCaching`` that keeps nothing and records every key stored.
 final class RecordingImageCache: ImageCaching {
     private let storedKeys = Locked<[String]>([])
+    private let images = Locked<[String: Image]>([:])
     var stores: [String] { storedKeys.withLock { $0 } }
-    func image(for key: ImageCacheKey) -> Image? { nil }
-    func store(_ image: Image, for key: ImageCacheKey) { storedKeys.withLock { $0.append(key.rawValue) } }
+    func image(for key: ImageCacheKey) -> Image? { images.withLock { $0[key.rawValue] } }
+    func store(_ image: Image, for key: ImageCacheKey) {
+        storedKeys.withLock { $0.append(key.rawValue) }
+        images.withLock { $0[key.rawValue] = image }
+    }
     func removeImage(for key: ImageCacheKey) {}
     func removeAll() {}
 }

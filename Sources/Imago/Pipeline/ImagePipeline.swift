@@ -130,6 +130,7 @@ public final class ImagePipeline: Sendable {
         let finalImage = try await processStage.image(
             for: request, afterProcessors: request.processors.count, subscription: subscription, onProgress: onProgress
         )
+        memoryCache.keepIfMissing(finalImage.image, for: request)
         return ImageResponse(
             image: finalImage.image, request: request, source: finalImage.source, format: finalImage.format, byteCount: finalImage.byteCount
         )

@@ -22,4 +22,15 @@ struct MemoryCacheStage: Sendable {
         guard key == cacheKey.rawValue else { return }
         cache.store(produced.image, for: cacheKey)
     }
+
+    /// Keeps a request's final image when its job did not: a request that
+    /// joined a job another request started (a plain request joining the
+    /// decode of a processed one) is the only one that knows the job's
+    /// output is its final image. In the common case ``keep(_:key:request:)``
+    /// has stored it before delivery, and this is one lookup.
+    func keepIfMissing(_ image: Image, for request: ImageRequest) {
+        guard let cache else { return }
+        let cacheKey = request.cacheKey
+        if cache.image(for: cacheKey) == nil { cache.store(image, for: cacheKey) }
+    }
 }
