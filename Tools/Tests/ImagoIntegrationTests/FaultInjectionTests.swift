@@ -60,7 +60,12 @@ import FoundationNetworking
         cache = DataCache(configuration: .init(directory: directory, sizeLimit: 8 << 20))
     }
 
-    func pipeline(_ kind: LoaderKind, _ limits: LoaderKind.Limits = .init(idleTimeout: 2, totalTimeout: 5)) -> ImagePipeline {
+    /// A pipeline over `kind` with a real disk cache. The default timeouts
+    /// are far beyond what any fault here takes when it works: under the
+    /// thread sanitizer, on two cores, with the suite running in parallel,
+    /// a 2-second idle timeout fired before a reset was seen (the fault under
+    /// test turned into `timedOut`). Tests of timeouts set their own.
+    func pipeline(_ kind: LoaderKind, _ limits: LoaderKind.Limits = .init(idleTimeout: 20, totalTimeout: 40)) -> ImagePipeline {
         var policy = RetryPolicy()
         policy.jitter = { 1 }
         return ImagePipeline(configuration: .init(
