@@ -92,6 +92,13 @@ let package = Package(
             dependencies: ["AlbumList", imago, testing],
             swiftSettings: swiftSettings
         ),
+        // What ImageService and ImageLoading promise, run against the real
+        // types and the doubles alike; public API only, from another package.
+        .testTarget(
+            name: "ContractTests",
+            dependencies: [imago, codecs, testing],
+            swiftSettings: swiftSettings
+        ),
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
         .testTarget(
             name: "SnippetTests",

@@ -1,15 +1,21 @@
 import Imago
 
 extension ImagePipeline.Configuration {
-    /// The one-line default: every codec (``ImageDecoders/all``), the shared
-    /// memory cache and a ``DataCache`` in the default cache directory.
+    /// Every codec (``ImageDecoders/all``) and nothing shared: a memory cache
+    /// of this configuration's own and no disk cache. Add a ``DataCache`` to
+    /// keep downloads on disk.
     public static var withCodecs: ImagePipeline.Configuration {
-        ImagePipeline.Configuration(dataCache: DataCache(), decoder: ImageDecoders.all)
+        ImagePipeline.Configuration(decoder: ImageDecoders.all)
     }
 }
 
 extension ImagePipeline {
-    /// A pipeline with every codec and both caches, for code that does not
-    /// inject its own.
-    public static let shared = ImagePipeline(configuration: .withCodecs)
+    /// The process-wide pipeline, for code that does not inject its own:
+    /// every codec, ``ImageCache/shared`` in memory and a ``DataCache`` in
+    /// ``DataCache/defaultDirectory``. The only pipeline with shared caches.
+    public static let shared = ImagePipeline(configuration: ImagePipeline.Configuration(
+        dataCache: DataCache(),
+        imageCache: ImageCache.shared,
+        decoder: ImageDecoders.all
+    ))
 }

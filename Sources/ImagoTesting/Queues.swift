@@ -18,27 +18,53 @@ public struct ImmediateQueue: Dispatching {
 /// ```swift
 /// let queue = ManualQueue()
 /// client.downloadImage(from: url) { result = $0 }   // completion queued
-/// #expect(queue.pendingCount == 1)
-/// queue.runAll()                                     // now it runs
+/// await queue.waitForWork()                         // no polling, no sleeps
+/// queue.runAll()                                    // now it runs
 /// ```
 public final class ManualQueue: Dispatching {
-    private let pending = Locked<[@Sendable () -> Void]>([])
+    private struct State {
+        var pending: [@Sendable () -> Void] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Locked(State())
 
     /// Creates an empty queue.
     public init() {}
 
-    /// Adds `work` to the end of the queue.
+    /// Adds `work` to the end of the queue, waking whoever waits for it.
     public func dispatch(_ work: @escaping @Sendable () -> Void) {
-        pending.withLock { $0.append(work) }
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.pending.append(work)
+            let count = state.pending.count
+            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
+            state.waiters.removeAll { $0.count <= count }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
     }
 
     /// The number of work items waiting.
-    public var pendingCount: Int { pending.withLock { $0.count } }
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Suspends until at least `count` items wait (returns at once when they
+    /// already do): for work that arrives from another thread, as when a real
+    /// loader or decoder finishes in the background.
+    public func waitForWork(count: Int = 1) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.pending.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 
     /// Runs the oldest waiting item; returns `false` when there was none.
     @discardableResult
     public func runNext() -> Bool {
-        let next = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        let next = state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
         guard let next else { return false }
         next()
         return true

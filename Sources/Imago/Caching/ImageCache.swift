@@ -47,7 +47,8 @@ public final class ImageCache: ImageCaching {
         Int(min(ProcessInfo.processInfo.physicalMemory / 4, 512 << 20))
     }
 
-    /// The cache shared by everything that does not inject its own.
+    /// The process-wide cache of `ImagePipeline.shared`; pipelines you
+    /// configure get their own unless you pass this one.
     public static let shared = ImageCache()
 
     /// The limits the cache was created with.

@@ -21,12 +21,12 @@ public final class ImageClient: ImageService {
     /// Receives a line for every failed ``setImage(on:from:placeholder:)``.
     public let log: @Sendable (String) -> Void
 
-    /// The task currently loading for each target.
+    /// The display in flight for each target.
     private let tracked = Locked<[ObjectIdentifier: Tracked]>([:])
 
     private struct Tracked {
         let id: UInt64
-        let task: any Cancellable
+        let display: ImageDisplayTask
     }
 
     private let nextID = Locked<UInt64>(0)
@@ -48,7 +48,7 @@ public final class ImageClient: ImageService {
     }
 
     public func image(from url: URL) async throws -> Image {
-        try await pipeline.image(for: ImageRequest(url: url)).image
+        try await pipeline.image(from: url)
     }
 
     @discardableResult
@@ -59,7 +59,10 @@ public final class ImageClient: ImageService {
             return nil
         }
         let task = pipeline.imageTask(for: request)
-        Task { [responseQueue] in
+        // Starts on the caller's thread: when every stage answers at once
+        // and the response queue runs work immediately, `completion` has run
+        // before this method returns.
+        startImmediately { [responseQueue] in
             let result: Result<Image, any Error>
             do { result = .success(try await task.response.image) } catch { result = .failure(error) }
             if let responseQueue {
@@ -71,69 +74,69 @@ public final class ImageClient: ImageService {
         return task
     }
 
-    public func setImage(on target: any ImageTarget, from url: URL?, placeholder: Image?) {
+    @discardableResult
+    public func setImage(on target: any ImageTarget, from url: URL?, placeholder: Image?) -> ImageDisplayTask {
         let key = ObjectIdentifier(target)
-        let previous = tracked.withLock { $0.removeValue(forKey: key) }
-        previous?.task.cancel()
-        guard let url else {
-            target.display(placeholder)
-            return
-        }
-        if let image = pipeline.cachedImage(for: ImageRequest(url: url)) {
-            target.display(image)
-            return
-        }
-        target.display(placeholder)
         let id = nextID.withLock { id in
             id += 1
             return id
         }
+        let display = ImageDisplayTask(url: url) { [weak self] in _ = self?.untrack(key, id: id) }
+        let previous = tracked.withLock { $0.removeValue(forKey: key) }
+        previous?.display.cancel()
+        guard let url else {
+            target.display(placeholder)
+            display.finish(.noURL)
+            return display
+        }
+        if let image = pipeline.cachedImage(for: ImageRequest(url: url)) {
+            target.display(image)
+            display.finish(.displayed(image))
+            return display
+        }
+        target.display(placeholder)
         // Tracked before the load starts, so even an immediate completion finds it.
-        let box = CancellableBox()
-        tracked.withLock { $0[key] = Tracked(id: id, task: box) }
-        // The completion checks it is still the tracked task before showing
-        // anything, so a reused target never shows an old image.
-        let task = downloadImage(from: url) { [weak self, weak target] result in
-            guard let self else { return }
-            let current = self.tracked.withLock { tracked -> Bool in
-                guard tracked[key]?.id == id else { return false }
-                tracked[key] = nil
-                return true
-            }
-            guard current else { return }
+        tracked.withLock { $0[key] = Tracked(id: id, display: display) }
+        // The completion checks it is still the tracked display before
+        // showing anything, so a reused target never shows an old image.
+        let task = downloadImage(from: url) { [weak self, weak target, log] result in
+            // A client that is gone can no longer replace this display: it
+            // is still the current one.
+            guard self?.untrack(key, id: id) ?? true else { return }
             switch result {
             case .success(let image):
-                target?.display(image)
+                guard let target else {
+                    display.finish(.cancelled)
+                    return
+                }
+                target.display(image)
+                display.finish(.displayed(image))
+            case .failure(is CancellationError):
+                display.finish(.cancelled)
             case .failure(let error):
-                if !(error is CancellationError) { self.log("\(url.absoluteString): \(error)") }
+                // Imago's errors name their URL already.
+                let line = "\(error)"
+                log(line.contains(url.absoluteString) ? line : "\(url.absoluteString): \(line)")
+                display.finish(.failed(error))
             }
         }
-        if let task { box.set(task) }
+        if let task { display.attach(task) }
+        return display
+    }
+
+    public func displayTask(for target: any ImageTarget) -> ImageDisplayTask? {
+        tracked.withLock { $0[ObjectIdentifier(target)]?.display }
+    }
+
+    /// Stops tracking display `id` for `key`; `false` when it was no longer the tracked one.
+    private func untrack(_ key: ObjectIdentifier, id: UInt64) -> Bool {
+        tracked.withLock { tracked in
+            guard tracked[key]?.id == id else { return false }
+            tracked[key] = nil
+            return true
+        }
     }
 
     /// How many targets have a load in flight.
     @_spi(Testing) public var trackedTargetCount: Int { tracked.withLock { $0.count } }
-
-}
-
-/// A cancellable filled in after it is handed out; a cancel that comes
-/// first is passed on as soon as the real task arrives.
-final class CancellableBox: Cancellable {
-    private let state = Locked<(task: (any Cancellable)?, cancelled: Bool)>((nil, false))
-
-    func set(_ task: any Cancellable) {
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
-    }
 }

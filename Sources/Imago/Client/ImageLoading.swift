@@ -44,8 +44,17 @@ public protocol ImageService: ImageLoading {
 
     /// Shows the image at `url` on `target`, with `placeholder` until it arrives.
     ///
-    /// Cancels the load already running for `target`, so a reused target
+    /// Cancels the display already running for `target`, so a reused target
     /// (a list cell) never shows the image of its previous URL. A `nil` URL
-    /// cancels and shows the placeholder (nothing when `nil`).
-    func setImage(on target: any ImageTarget, from url: URL?, placeholder: Image?)
+    /// cancels and shows the placeholder (nothing when `nil`). An image in
+    /// the memory cache is shown before this returns, with no placeholder.
+    ///
+    /// - Returns: The display: `await display.finished()` to know what the
+    ///   target ends up showing.
+    @discardableResult
+    func setImage(on target: any ImageTarget, from url: URL?, placeholder: Image?) -> ImageDisplayTask
+
+    /// The display in flight for `target`: the last ``setImage(on:from:placeholder:)``
+    /// for it, while it loads; `nil` once it has finished or when there was none.
+    func displayTask(for target: any ImageTarget) -> ImageDisplayTask?
 }

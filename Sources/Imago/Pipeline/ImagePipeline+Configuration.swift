@@ -5,13 +5,21 @@ extension ImagePipeline {
     ///
     /// The core has no codecs: `ImagoCodecs` provides
     /// `ImagePipeline.Configuration.withCodecs` with a decoder for every format.
+    ///
+    /// Nothing is shared by default: each configuration made with `init`
+    /// has its own memory cache and no disk cache, so two pipelines (two
+    /// tests running in parallel) never see each other's images. Only
+    /// `ImagePipeline.shared` (ImagoCodecs) uses the process-wide
+    /// ``ImageCache/shared`` and a ``DataCache`` on disk. Pipelines made from
+    /// the same configuration value share its caches.
     public struct Configuration: Sendable {
         /// Loads the bytes. Default: ``DataLoader/shared``.
         public var dataLoader: any DataLoading
-        /// The disk stage; `nil` skips it. Default: `nil` (the codecs module's
-        /// default configuration adds a ``DataCache``).
+        /// The disk stage; `nil` skips it. Default: `nil` (only
+        /// `ImagePipeline.shared` has a ``DataCache``).
         public var dataCache: (any DataCaching)?
-        /// The memory stage; `nil` skips it. Default: ``ImageCache/shared``.
+        /// The memory stage; `nil` skips it. Default: a new ``ImageCache``
+        /// of this configuration's own.
         public var imageCache: (any ImageCaching)?
         /// Decodes the bytes. Default: an empty registry (no codecs).
         public var decoder: any ImageDecoding
@@ -34,7 +42,7 @@ extension ImagePipeline {
         public init(
             dataLoader: any DataLoading = DataLoader.shared,
             dataCache: (any DataCaching)? = nil,
-            imageCache: (any ImageCaching)? = ImageCache.shared,
+            imageCache: (any ImageCaching)? = ImageCache(),
             decoder: any ImageDecoding = ImageDecoderRegistry(),
             acceptedContentTypes: AcceptedContentTypes = .images,
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),

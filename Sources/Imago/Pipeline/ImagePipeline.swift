@@ -40,6 +40,7 @@ public final class ImagePipeline: Sendable {
             dataCache: configuration.dataCache,
             cacheWriter: cacheWriter,
             acceptedContentTypes: configuration.acceptedContentTypes,
+            workQueue: configuration.workQueue,
             now: configuration.time.now
         )
         decodeStage = DecodeStage(
@@ -107,6 +108,9 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``ImagePipelineError``, or `CancellationError` when the
     ///   calling task is cancelled.
     public func image(for request: ImageRequest) async throws -> ImageResponse {
+        // The task starts at once, outside this one: a caller cancelled
+        // already must not start it.
+        try Task.checkCancellation()
         let task = imageTask(for: request)
         return try await withTaskCancellationHandler {
             try await task.response
@@ -134,5 +138,16 @@ public final class ImagePipeline: Sendable {
         return ImageResponse(
             image: finalImage.image, request: request, source: finalImage.source, format: finalImage.format, byteCount: finalImage.byteCount
         )
+    }
+}
+
+extension ImagePipeline: ImageLoading {
+    /// Loads the image at `url` with the default request options: what
+    /// app code that depends on ``ImageLoading`` gets from a pipeline.
+    ///
+    /// - Throws: ``ImagePipelineError``, or `CancellationError` when the
+    ///   calling task is cancelled.
+    public func image(from url: URL) async throws -> Image {
+        try await image(for: ImageRequest(url: url)).image
     }
 }

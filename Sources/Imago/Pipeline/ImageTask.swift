@@ -31,7 +31,9 @@ public final class ImageTask: Sendable {
         self.subscription = subscription
         let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
         self.events = events
-        task = Task {
+        // Starts on the caller's thread: a load whose stages all answer at
+        // once is finished when this initializer returns.
+        task = startImmediately {
             let result: Result<ImageResponse, any Error>
             do {
                 result = .success(try await pipeline.run(request, subscription: subscription) { continuation.yield(.progress($0)) })

@@ -82,9 +82,13 @@ import Testing
         let row = rows(await model().load())[0]
         #expect(row.artwork == placeholder)
         #expect(images.setImageCalls.map(\.url) == [art])
-        await eventually { queue.pendingCount > 0 }
+        // The artwork is loaded and waits on the (main) queue: nothing to wait for.
+        let display = images.displayTask(for: row)
+        #expect(display?.url == art)
+        #expect(queue.pendingCount == 1)
         queue.runAll()
         #expect(row.artwork == blue)
+        #expect(display?.outcome?.image == blue)
     }
 
     @Test func aFailedArtworkKeepsThePlaceholderAndTheRestLoad() async {
@@ -97,25 +101,20 @@ import Testing
             (name: "Two", artist: "B", images: [(good.absoluteString, 100)]),
         ])))
         let rows = rows(await model().load())
-        await eventually { queue.pendingCount == 2 }
+        let displays = rows.map { images.displayTask(for: $0) }
+        #expect(queue.pendingCount == 2)
         queue.runAll()
         #expect(rows[0].artwork == placeholder)
         #expect(rows[1].artwork == blue)
+        #expect(displays[0]?.outcome?.error != nil)
+        #expect(displays[1]?.outcome?.image == blue)
+        #expect(images.loggedFailures.count == 1)
     }
 
     @Test func theLimitCapsTheRows() async {
         loader.stub(feedURL, .json(feed((0..<10).map { (name: "Album \($0)", artist: "Artist", images: []) })))
         #expect(rows(await model().load(limit: 3)).count == 3)
     }
-}
-
-/// Waits until `condition` holds, suspending between checks; records an issue after about five seconds.
-func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-    for _ in 0..<5_000 {
-        if condition() { return }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    if !condition() { Issue.record("condition never became true", sourceLocation: sourceLocation) }
 }
 
 /// The feed as iTunes really serves it: `text/javascript`, every field of an

@@ -2,13 +2,24 @@ import Foundation
 import Testing
 
 /// Every Swift snippet in the README and the DocC articles is a region of
-/// DocumentationSnippets.swift, which compiles: the docs cannot drift from
-/// the API without this failing.
+/// one of this folder's `*Snippets.swift` files, which compile (and whose
+/// tests run): the docs cannot drift from the API without this failing.
 @Suite struct SnippetsMatchTheDocsTests {
     /// The repository's root, four folders above this file.
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let snippetFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("DocumentationSnippets.swift")
+    /// The files that hold the snippets: every `*Snippets.swift` beside this one.
+    static func snippetFiles() throws -> [URL] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            .filter { $0.hasSuffix("Snippets.swift") }
+            .map { folder.appendingPathComponent($0) }
+    }
+
+    /// The lines of every snippet file.
+    static func snippetLines() throws -> [String] {
+        try snippetFiles().flatMap { try String(contentsOf: $0, encoding: .utf8).components(separatedBy: "\n") }
+    }
 
     /// A code block of a document.
     struct Block: CustomStringConvertible {
@@ -52,14 +63,16 @@ import Testing
         return blocks
     }
 
-    /// The regions of the snippet file, by name, dedented.
+    /// The regions of the snippet files, by name, dedented.
     static func regions() throws -> [String: [String]] {
-        let lines = try String(contentsOf: snippetFile, encoding: .utf8).components(separatedBy: "\n")
+        let lines = try snippetLines()
         var regions: [String: [String]] = [:]
         var current: (name: String, lines: [String])?
         for line in lines {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("// snippet: ") {
+                let name = String(trimmed.dropFirst("// snippet: ".count))
+                #expect(regions[name] == nil, "two snippet regions are named \(name)")
                 current = (String(trimmed.dropFirst("// snippet: ".count)), [])
             } else if trimmed == "// end snippet", let open = current {
                 regions[open.name] = dedented(open.lines)
@@ -87,7 +100,7 @@ import Testing
 
     @Test func everySwiftSnippetInTheDocsIsACompiledRegion() throws {
         let regions = try Self.regions()
-        let imports = Set(try String(contentsOf: Self.snippetFile, encoding: .utf8).components(separatedBy: "\n").filter { $0.hasPrefix("import ") })
+        let imports = Set(try Self.snippetLines().filter { $0.hasPrefix("import ") })
         var used = Set<String>()
         var blocks = 0
         for document in try Self.documents() {

@@ -117,7 +117,9 @@ final class SharedJob<Value: Sendable>: Sendable {
     func start(_ work: @escaping @Sendable (SharedJob<Value>) async throws -> Value) {
         recomputePriority()
         observePriority { [id, queue] priority in queue.update(id: id, priority: priority) }
-        let task = Task {
+        // Runs on the caller's thread up to the first suspension, so work
+        // that answers at once has finished when `start` returns.
+        let task = startImmediately {
             let result: Result<Value, any Error>
             do {
                 result = .success(try await work(self))
@@ -126,8 +128,9 @@ final class SharedJob<Value: Sendable>: Sendable {
             }
             self.finish(result)
         }
-        let cancelled = state.withLock { state in
-            state.task = task
+        let cancelled = state.withLock { state -> Bool in
+            // A job that already finished keeps no task (it would only hold the closure).
+            if state.result == nil { state.task = task }
             return state.isCancelled
         }
         if cancelled { task.cancel() }

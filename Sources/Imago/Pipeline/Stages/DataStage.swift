@@ -23,6 +23,8 @@ struct DataStage: Sendable {
     let dataCache: (any DataCaching)?
     let cacheWriter: DataCacheWriter
     let acceptedContentTypes: AcceptedContentTypes
+    /// Where disk-cache reads run.
+    let workQueue: any Dispatching
     let now: @Sendable () -> Date
 
     /// The bytes for `request`; joins a load of the same URL in flight.
@@ -47,8 +49,11 @@ struct DataStage: Sendable {
     private func load(_ request: ImageRequest, progress: @escaping ProgressHandler) async throws -> FetchedData {
         let url = request.url
         var cached: DataCacheEntry?
-        if request.usesDataCache, request.cachePolicy != .reloadIgnoringCaches {
-            cached = dataCache?.entry(for: request.dataKey)
+        if request.usesDataCache, request.cachePolicy != .reloadIgnoringCaches, let dataCache {
+            // On the work queue: a load starts on the caller's thread, often
+            // the main thread, which must never wait for the disk.
+            let key = request.dataKey
+            cached = try await workQueue.perform { dataCache.entry(for: key) }
         }
         if let cached, request.cachePolicy == .onlyCached || cached.isFresh(at: now()) {
             return FetchedData(data: cached.data, source: .disk)
