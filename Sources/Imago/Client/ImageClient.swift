@@ -13,6 +13,11 @@ import Foundation
 /// or directly when it is `nil`. A memory-cache hit, a placeholder and the
 /// clearing for a `nil` URL happen at once, on the caller's thread, so a
 /// list cell never flashes its placeholder for an image already in memory.
+///
+/// A load starts on the caller's thread too, up to its first real wait (the
+/// network, the disk on the work queue, a decode on the work queue): with
+/// test doubles that answer at once and ``Dispatching`` queues that run work
+/// immediately, it has finished before `setImage` or `downloadImage` returns.
 public final class ImageClient: ImageService {
     /// The pipeline that loads, caches and decodes.
     public let pipeline: ImagePipeline
