@@ -2,8 +2,9 @@
 //
 // Imago, the library. A package that depends on it resolves no other
 // package: the only outside dependencies (SwiftNIO and AsyncHTTPClient, for
-// `ImagoAsyncHTTPClient`) sit behind the `AsyncHTTPClient` trait, which is
-// off unless a user turns it on:
+// `ImagoAsyncHTTPClient`; swift-crypto for `ImagoServer`) sit behind the
+// `AsyncHTTPClient` and `Server` traits, which are off unless a user turns
+// them on:
 //
 //     .package(url: "https://github.com/imago/imago", from: "0.10.0", traits: ["AsyncHTTPClient"])
 //
@@ -33,15 +34,19 @@ let package = Package(
         .library(name: "ImagoTesting", targets: ["ImagoTesting"]),
         // Empty unless the AsyncHTTPClient trait is on.
         .library(name: "ImagoAsyncHTTPClient", targets: ["ImagoAsyncHTTPClient"]),
+        // Empty unless the Server trait is on.
+        .library(name: "ImagoServer", targets: ["ImagoServer"]),
     ],
     traits: [
         .trait(name: "AsyncHTTPClient", description: "Builds ImagoAsyncHTTPClient, a network loader over AsyncHTTPClient (SwiftNIO)."),
+        .trait(name: "Server", description: "Builds ImagoServer, the image server (imgproxy-style signed URLs).", enabledTraits: ["AsyncHTTPClient"]),
         .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The core: Foundation and Dispatch only, no C library.
@@ -83,6 +88,18 @@ let package = Package(
                 asyncHTTPClient("NIOHTTP1", "swift-nio"),
                 asyncHTTPClient("NIOPosix", "swift-nio"),
                 asyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The image server (DESIGN 7): imgproxy-style paths and signatures,
+        // the source guard. Its sources compile only with the Server trait.
+        .target(
+            name: "ImagoServer",
+            dependencies: [
+                "Imago",
+                "ImagoCodecs",
+                "ImagoAsyncHTTPClient",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
             ],
             swiftSettings: swiftSettings
         ),

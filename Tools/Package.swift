@@ -17,6 +17,7 @@ let imago = Target.Dependency.product(name: "Imago", package: "Imago")
 let codecs = Target.Dependency.product(name: "ImagoCodecs", package: "Imago")
 let testing = Target.Dependency.product(name: "ImagoTesting", package: "Imago")
 let asyncHTTPClient = Target.Dependency.product(name: "ImagoAsyncHTTPClient", package: "Imago")
+let server = Target.Dependency.product(name: "ImagoServer", package: "Imago")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 /// What both executables link: the library, the loader and the shared command-line code.
 let commandLine: [Target.Dependency] = ["CommandLineSupport", "SharedState", "LoopbackServer", imago, codecs, asyncHTTPClient, argumentParser]
@@ -28,7 +29,7 @@ let package = Package(
         .executable(name: "imago", targets: ["ImagoCLI"]),
     ],
     dependencies: [
-        .package(name: "Imago", path: "..", traits: ["AsyncHTTPClient"]),
+        .package(name: "Imago", path: "..", traits: ["AsyncHTTPClient", "Server"]),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
@@ -97,6 +98,12 @@ let package = Package(
         .testTarget(
             name: "ContractTests",
             dependencies: [imago, codecs, testing],
+            swiftSettings: swiftSettings
+        ),
+        // The image server: paths, signatures, the source guard.
+        .testTarget(
+            name: "ImagoServerTests",
+            dependencies: [server, imago, testing],
             swiftSettings: swiftSettings
         ),
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).

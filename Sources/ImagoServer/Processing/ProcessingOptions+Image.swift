@@ -1,0 +1,129 @@
+#if Server
+import Foundation
+import Imago
+import ImagoCodecs
+
+extension ProcessingOptions {
+    /// The image the options ask for: resampled and cropped as
+    /// ``ResizePlan`` says (a `smart` crop keeps the most detailed part),
+    /// then blurred. Animated sources give their first frame.
+    public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide) -> Image {
+        var image = source.isAnimated
+            ? Image(width: source.width, height: source.height, pixelFormat: source.pixelFormat, bytesPerRow: source.bytesPerRow, pixels: source.pixels)
+            : source
+        let plan = ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
+        if plan.scaledWidth != image.width || plan.scaledHeight != image.height {
+            image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
+        }
+        if plan.crops {
+            let origin = plan.gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
+            image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
+        }
+        if let blur, blur > 0 {
+            // Three box passes of radius r blur like a Gaussian of sigma ≈ √(r(r+1)).
+            let radius = max(1, Int((((blur * blur) + 0.25).squareRoot() - 0.5).rounded()))
+            image = image.blurred(radius: radius)
+        }
+        return image
+    }
+
+    /// The format to encode to: ``format`` when the path names one; else
+    /// WebP when automatic WebP is on and `accept` lists `image/webp`; else
+    /// the source's format (PNG for a GIF, JPEG when unknown).
+    ///
+    /// - Returns: The format, and whether it depended on `Accept` (then the
+    ///   response must say `Vary: Accept`).
+    public func outputFormat(source: ImageFormat?, accept: String?, automaticWebP: Bool) -> (format: OutputFormat, variesWithAccept: Bool) {
+        if let format { return (format, false) }
+        if automaticWebP {
+            if Self.accepts("image/webp", in: accept) { return (.webp, true) }
+            return (Self.format(of: source), true)
+        }
+        return (Self.format(of: source), false)
+    }
+
+    /// The encoder for `format` at this path's quality (the server's
+    /// `defaultQuality` when the path names none).
+    public func encoder(for format: OutputFormat, defaultQuality: Int = 80) -> any ImageEncoding {
+        let quality = quality ?? defaultQuality
+        switch format {
+        case .jpeg: return ImageEncoders.jpeg(quality: quality)
+        case .png: return ImageEncoders.png()
+        case .webp: return ImageEncoders.webp(quality: Float(quality))
+        }
+    }
+
+    private static func format(of source: ImageFormat?) -> OutputFormat {
+        switch source {
+        case .png?, .gif?: .png
+        case .webp?: .webp
+        case .jpeg?, nil: .jpeg
+        }
+    }
+
+    /// Whether an `Accept` header lists `type` with a quality above zero.
+    static func accepts(_ type: String, in accept: String?) -> Bool {
+        guard let accept else { return false }
+        for item in accept.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == type else { continue }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+        return false
+    }
+}
+
+/// Where a `smart` crop goes: the window whose luminance has the most
+/// entropy (the most detail), tried at a few positions along the side that
+/// is cropped; ties go to the centre.
+enum SmartCrop {
+    static func origin(in image: Image, width: Int, height: Int) -> (x: Int, y: Int) {
+        let spareX = image.width - width
+        let spareY = image.height - height
+        let luma = image.converted(to: .gray8).pixels
+        let positions = 9
+        func candidates(_ spare: Int) -> [Int] {
+            guard spare > 0 else { return [0] }
+            return (0..<positions).map { spare * $0 / (positions - 1) }
+        }
+        var best = (x: spareX / 2, y: spareY / 2)
+        var bestScore = -1.0
+        var bestDistance = Int.max
+        for y in candidates(spareY) {
+            for x in candidates(spareX) {
+                let score = entropy(luma, imageWidth: image.width, x: x, y: y, width: width, height: height)
+                let distance = abs(x - spareX / 2) + abs(y - spareY / 2)
+                if score > bestScore + 1e-9 || (abs(score - bestScore) <= 1e-9 && distance < bestDistance) {
+                    (best, bestScore, bestDistance) = ((x, y), score, distance)
+                }
+            }
+        }
+        return best
+    }
+
+    /// The Shannon entropy of the window's luminance, from at most about 16,000 samples.
+    private static func entropy(_ luma: [UInt8], imageWidth: Int, x: Int, y: Int, width: Int, height: Int) -> Double {
+        let step = max(1, Int((Double(width * height) / 16_384).squareRoot()))
+        var histogram = [Int](repeating: 0, count: 256)
+        var count = 0
+        var row = y
+        while row < y + height {
+            var column = x
+            while column < x + width {
+                histogram[Int(luma[row * imageWidth + column])] += 1
+                count += 1
+                column += step
+            }
+            row += step
+        }
+        guard count > 0 else { return 0 }
+        var result = 0.0
+        for bin in histogram where bin > 0 {
+            let p = Double(bin) / Double(count)
+            result -= p * log2(p)
+        }
+        return result
+    }
+}
+#endif
