@@ -166,20 +166,21 @@ public struct ImageServerPath: Sendable, Hashable {
                 throw bad("\(name) takes \(range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") arguments, not \(arguments.count)")
             }
         }
+        /// `W:H:ENLARGE:EXTEND` from argument `first` on: shared by `resize` and `size`.
+        func applySize(from first: Int) throws(ImageServerError) {
+            if let width = argument(first) { options.width = try side(width, "width") }
+            if let height = argument(first + 1) { options.height = try side(height, "height") }
+            if let enlarge = argument(first + 2) { options.enlarge = try boolean(enlarge, "enlarge") }
+            if let extend = argument(first + 3), try boolean(extend, "extend") { throw bad("extend is not supported") }
+        }
         switch name {
         case "resize", "rs":
             try expectCount(1...5)
             if let type = argument(0) { options.resizingType = try resizingType(type) }
-            if let width = argument(1) { options.width = try side(width, "width") }
-            if let height = argument(2) { options.height = try side(height, "height") }
-            if let enlarge = argument(3) { options.enlarge = try boolean(enlarge, "enlarge") }
-            if let extend = argument(4), try boolean(extend, "extend") { throw bad("extend is not supported") }
+            try applySize(from: 1)
         case "size", "s":
             try expectCount(1...4)
-            if let width = argument(0) { options.width = try side(width, "width") }
-            if let height = argument(1) { options.height = try side(height, "height") }
-            if let enlarge = argument(2) { options.enlarge = try boolean(enlarge, "enlarge") }
-            if let extend = argument(3), try boolean(extend, "extend") { throw bad("extend is not supported") }
+            try applySize(from: 0)
         case "resizing_type", "rt":
             try expectCount(1...1)
             options.resizingType = try resizingType(arguments[0])
