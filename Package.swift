@@ -2,7 +2,8 @@
 //
 // Imago, the library. A package that depends on it resolves no other
 // package: the only outside dependencies (SwiftNIO and AsyncHTTPClient, for
-// `ImagoAsyncHTTPClient`; swift-crypto for `ImagoServer`) sit behind the
+// `ImagoAsyncHTTPClient`; swift-crypto, swift-log, swift-metrics and
+// Hummingbird for `ImagoServer`) sit behind the
 // `AsyncHTTPClient` and `Server` traits, which are off unless a user turns
 // them on:
 //
@@ -47,6 +48,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // The core: Foundation and Dispatch only, no C library.
@@ -100,6 +105,12 @@ let package = Package(
                 "ImagoCodecs",
                 "ImagoAsyncHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                // Hummingbird asks for macOS 14: Linux only, so the library's
+                // own minimum (macOS 10.15.4) holds on Apple platforms.
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(platforms: [.linux], traits: ["Server"])),
             ],
             swiftSettings: swiftSettings
         ),

@@ -19,6 +19,15 @@ let testing = Target.Dependency.product(name: "ImagoTesting", package: "Imago")
 let asyncHTTPClient = Target.Dependency.product(name: "ImagoAsyncHTTPClient", package: "Imago")
 let server = Target.Dependency.product(name: "ImagoServer", package: "Imago")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+/// What `imago serve` links beside the server: lifecycle, logging and the Prometheus exporter.
+let serving: [Target.Dependency] = [
+    server, hummingbird,
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "Prometheus", package: "swift-prometheus"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "Logging", package: "swift-log"),
+]
 /// What both executables link: the library, the loader and the shared command-line code.
 let commandLine: [Target.Dependency] = ["CommandLineSupport", "SharedState", "LoopbackServer", imago, codecs, asyncHTTPClient, argumentParser]
 
@@ -32,6 +41,11 @@ let package = Package(
         .package(name: "Imago", path: "..", traits: ["AsyncHTTPClient", "Server"]),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // A lock box for the tools' shared state.
@@ -67,7 +81,7 @@ let package = Package(
         // The `imago` executable: user commands only.
         .executableTarget(
             name: "ImagoCLI",
-            dependencies: commandLine + ["SampleServer", "TerminalRendering", "AlbumList"],
+            dependencies: commandLine + ["SampleServer", "TerminalRendering", "AlbumList"] + serving,
             swiftSettings: swiftSettings
         ),
         // The test harness (soak, cache crash worker, servers for comparisons): used by tests and scripts/, never shipped.
@@ -103,7 +117,10 @@ let package = Package(
         // The image server: paths, signatures, the source guard.
         .testTarget(
             name: "ImagoServerTests",
-            dependencies: [server, imago, testing],
+            dependencies: [
+                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", hummingbird,
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).

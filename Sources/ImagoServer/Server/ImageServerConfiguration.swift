@@ -1,0 +1,80 @@
+#if Server
+import Foundation
+import Imago
+import ImagoAsyncHTTPClient
+import Logging
+
+/// How an ``ImageServer`` checks, loads, limits and answers.
+///
+/// ```swift
+/// var configuration = ImageServerConfiguration(signingKeys: [try SigningKey(hexKey: key, hexSalt: salt)])
+/// configuration.sourcePolicy = SourcePolicy(allowedHosts: ["images.example.com", "*.cdn.example.com"])
+/// configuration.dataCache = try DataCache(directory: cacheURL)
+/// ```
+public struct ImageServerConfiguration: Sendable {
+    /// The keys a path's signature may be made with; several allow a key rotation.
+    public var signingKeys: [SigningKey]
+    /// Whether any signature segment is accepted (`insecure` by convention):
+    /// for development only.
+    public var acceptsUnsignedPaths: Bool
+    /// Which sources may be fetched.
+    public var sourcePolicy: SourcePolicy
+    /// How many images are decoded, processed and encoded at once. Default: the cores.
+    public var workers: Int
+    /// How many distinct images may wait beyond those the workers hold
+    /// before the server answers 503 with `Retry-After`. Requests for an
+    /// image already in progress join it and take no place.
+    public var maximumQueue: Int
+    /// How many sources download at once. Default: 4 per worker, at least 8.
+    public var maximumConcurrentDownloads: Int
+    /// `Cache-Control: public, max-age=` this many seconds. Default: one year.
+    public var timeToLive: Int
+    /// Whether a path without a format gets WebP when the client's `Accept` lists it.
+    public var automaticWebP: Bool
+    /// The JPEG and WebP quality when a path names none. Default: 80.
+    public var defaultQuality: Int
+    /// The largest width or height of an output image.
+    public var maximumOutputSide: Int
+    /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
+    public var outputCacheCapacity: Int
+    /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
+    public var dataCache: (any DataCaching)?
+    /// The network loader; it must not follow redirects, since the server
+    /// follows and checks them itself. `nil` (the default): an
+    /// `AsyncHTTPClientDataLoader` with redirects off and a 30 s total timeout.
+    public var transport: (any DataLoading)?
+    /// How host names are resolved for the source check.
+    public var resolver: any HostResolving
+    /// Where the server logs: one line per request at `info`, failures of
+    /// sources at `info`, its own faults at `error`.
+    public var logger: Logger
+
+    /// Creates a configuration with the defaults above.
+    public init(signingKeys: [SigningKey] = [], acceptsUnsignedPaths: Bool = false) {
+        self.signingKeys = signingKeys
+        self.acceptsUnsignedPaths = acceptsUnsignedPaths
+        self.sourcePolicy = SourcePolicy()
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        self.workers = cores
+        self.maximumQueue = 256
+        self.maximumConcurrentDownloads = max(8, 4 * cores)
+        self.timeToLive = 31_536_000
+        self.automaticWebP = false
+        self.defaultQuality = 80
+        self.maximumOutputSide = ImageServerPath.maximumOutputSide
+        self.outputCacheCapacity = 64 * 1024 * 1024
+        self.dataCache = nil
+        self.transport = nil
+        self.resolver = SystemHostResolver()
+        self.logger = Logger(label: "imago.server")
+    }
+
+    /// The loader used when ``transport`` is `nil`.
+    static func defaultTransport() -> any DataLoading {
+        var loader = AsyncHTTPClientDataLoader.Configuration()
+        loader.followsRedirects = false
+        loader.totalTimeout = 30
+        return AsyncHTTPClientDataLoader(configuration: loader)
+    }
+}
+#endif

@@ -1,0 +1,221 @@
+#if Server
+import Crypto
+import Dispatch
+import Foundation
+import Imago
+import ImagoCodecs
+import Logging
+import Metrics
+
+/// What the server answers, before any HTTP framework sees it.
+struct ImageServerReply: Sendable {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: Data
+    /// How it was answered, for the request log: `hit`, `miss`, `joined`, or the error code.
+    var outcome: String
+}
+
+/// The server without HTTP plumbing: parse and check the path, join or
+/// admit the job, load, process and encode, answer with the right headers.
+final class ImageServerEngine: Sendable {
+    let configuration: ImageServerConfiguration
+    let pipeline: ImagePipeline
+    private let admission: Admission<Result<RenderedImage, ImageServerError>>
+    private let workers: WorkerPool
+    private let outputs: OutputCache
+    private let metrics: ServerMetrics
+
+    init(configuration: ImageServerConfiguration) {
+        self.configuration = configuration
+        let loader = GuardedDataLoader(
+            transport: configuration.transport ?? ImageServerConfiguration.defaultTransport(),
+            policy: configuration.sourcePolicy,
+            resolver: configuration.resolver
+        )
+        var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
+        pipelineConfiguration.dataLoader = loader
+        pipelineConfiguration.dataCache = configuration.dataCache
+        // Outputs are kept encoded (OutputCache); bitmaps are not kept.
+        pipelineConfiguration.imageCache = nil
+        pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.maximumConcurrentDownloads)
+        pipelineConfiguration.maximumConcurrentDecodes = max(1, configuration.workers)
+        pipelineConfiguration.maximumConcurrentProcessing = max(1, configuration.workers)
+        pipeline = ImagePipeline(configuration: pipelineConfiguration)
+        admission = Admission(limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
+        workers = WorkerPool(count: configuration.workers)
+        outputs = OutputCache(capacity: configuration.outputCacheCapacity)
+        metrics = ServerMetrics()
+    }
+
+    /// Answers a GET (or HEAD) for `path`, the part after the mount point,
+    /// exactly as sent.
+    func reply(path: String, accept: String?, ifNoneMatch: String?) async -> ImageServerReply {
+        metrics.inFlight.increment()
+        defer { metrics.inFlight.decrement() }
+        let reply: ImageServerReply
+        do {
+            reply = try await answer(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
+        } catch {
+            reply = errorReply(error)
+        }
+        metrics.responded(reply)
+        return reply
+    }
+
+    private func answer(path: String, accept: String?, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
+        let parsed = try ImageServerPath(parsing: path)
+        try checkSignature(of: parsed)
+        try configuration.sourcePolicy.check(parsed.source)
+        let choice = outputChoice(for: parsed.options, accept: accept)
+        var chosen = parsed.options
+        chosen.format = choice.format
+        let options = chosen
+        let key = ImageServerPath(source: parsed.source, options: options).path(signedWith: nil)
+            + (choice.format == nil ? "@source" : "")
+
+        if let kept = outputs.output(for: key) {
+            metrics.outputCache(hit: "hit")
+            return okReply(kept, variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: "hit")
+        }
+        let job: Task<Result<RenderedImage, ImageServerError>, Never>
+        let outcome: String
+        switch admission.admit(key, work: { [self] in await render(parsed.source, options: options, key: key) }) {
+        case .started(let started): (job, outcome) = (started, "miss")
+        case .joined(let joined): (job, outcome) = (joined, "joined")
+        case .saturated:
+            throw ImageServerError(.saturated, "the server is busy; retry in a moment")
+        }
+        metrics.outputCache(hit: outcome)
+        let rendered = try await job.value.get()
+        return okReply(rendered, variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: outcome)
+    }
+
+    private func checkSignature(of path: ImageServerPath) throws(ImageServerError) {
+        guard !configuration.acceptsUnsignedPaths else { return }
+        guard !configuration.signingKeys.isEmpty else {
+            throw ImageServerError(.badSignature, "the server has no signing key and does not accept unsigned paths")
+        }
+        // Every key is tried, so the time taken does not tell which matched.
+        var valid = false
+        for key in configuration.signingKeys {
+            valid = key.isValid(signature: path.signature, forPath: path.signedPart) || valid
+        }
+        guard valid else { throw ImageServerError(.badSignature, "the signature does not match the path") }
+    }
+
+    /// The format asked for (by the path, or WebP by `Accept`), or `nil` for the source's.
+    private func outputChoice(for options: ProcessingOptions, accept: String?) -> (format: ProcessingOptions.OutputFormat?, variesWithAccept: Bool) {
+        if let format = options.format { return (format, false) }
+        guard configuration.automaticWebP else { return (nil, false) }
+        return (ProcessingOptions.accepts("image/webp", in: accept) ? .webp : nil, true)
+    }
+
+    /// Loads, processes and encodes one output; keeps it before the job ends,
+    /// so a request that arrives after finds it kept.
+    private func render(_ source: URL, options: ProcessingOptions, key: String) async -> Result<RenderedImage, ImageServerError> {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let response: ImageResponse
+        do {
+            response = try await pipeline.image(for: ImageRequest(url: source, thumbnail: decodeHint(for: options)))
+        } catch {
+            let failure = ImageServerError(answering: error)
+            metrics.failed(failure)
+            return .failure(failure)
+        }
+        let loaded = DispatchTime.now().uptimeNanoseconds
+        let maximumSide = configuration.maximumOutputSide
+        let defaultQuality = configuration.defaultQuality
+        do {
+            let (data, format) = try await workers.run { () throws -> (Data, ProcessingOptions.OutputFormat) in
+                let image = options.apply(to: response.image, maximumSide: maximumSide)
+                let format = options.outputFormat(source: response.format, accept: nil, automaticWebP: false).format
+                return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
+            }
+            let finished = DispatchTime.now().uptimeNanoseconds
+            let rendered = RenderedImage(
+                data: data,
+                format: format,
+                etag: "\"" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() + "\"",
+                sourceLayer: response.source.rawValue,
+                sourceByteCount: response.byteCount,
+                loadingTime: Double(loaded - started) / 1e9,
+                processingTime: Double(finished - loaded) / 1e9
+            )
+            metrics.rendered(rendered)
+            outputs.keep(rendered, for: key)
+            return .success(rendered)
+        } catch {
+            let failure = ImageServerError(answering: error)
+            metrics.failed(failure)
+            return .failure(failure)
+        }
+    }
+
+    /// A size to decode to, so JPEG's DCT scaling does most of the work: the
+    /// box itself for `fit`, a box the result covers otherwise; no hint when
+    /// a side is free and the other is too.
+    private func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
+        guard options.width > 0 || options.height > 0 else { return nil }
+        let unbounded = 1 << 30
+        let width = options.width > 0 ? options.width : unbounded
+        let height = options.height > 0 ? options.height : unbounded
+        switch options.resizingType {
+        case .fit: return Thumbnail(width: width, height: height, mode: .fit)
+        case _ where options.width == 0 || options.height == 0: return Thumbnail(width: width, height: height, mode: .fit)
+        default: return Thumbnail(width: width, height: height, mode: .fill)
+        }
+    }
+
+    private func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, ifNoneMatch: String?, outcome: String) -> ImageServerReply {
+        var headers: [(name: String, value: String)] = [
+            ("Cache-Control", "public, max-age=\(configuration.timeToLive)"),
+            ("ETag", rendered.etag),
+        ]
+        if variesWithAccept { headers.append(("Vary", "Accept")) }
+        if EntityTag.matches(ifNoneMatch, etag: rendered.etag) {
+            return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: outcome)
+        }
+        headers.append(("Content-Type", rendered.format.mimeType))
+        headers.append(("Server-Timing", String(format: "load;dur=%.1f, process;dur=%.1f", rendered.loadingTime * 1000, rendered.processingTime * 1000)))
+        return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
+    }
+
+    private func errorReply(_ error: ImageServerError) -> ImageServerReply {
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "application/json"),
+            ("Cache-Control", "no-store"),
+        ]
+        if error.code == .saturated { headers.append(("Retry-After", "1")) }
+        return ImageServerReply(status: error.status, headers: headers, body: error.jsonBody, outcome: error.code.name)
+    }
+}
+
+/// The server's swift-metrics instruments; no-ops unless the application
+/// bootstraps a metrics backend.
+struct ServerMetrics: Sendable {
+    let inFlight = Meter(label: "imago_server_in_flight")
+
+    func responded(_ reply: ImageServerReply) {
+        Counter(label: "imago_server_responses", dimensions: [("status", String(reply.status))]).increment()
+        Counter(label: "imago_server_bytes", dimensions: [("direction", "out")]).increment(by: reply.body.count)
+    }
+
+    func outputCache(hit outcome: String) {
+        Counter(label: "imago_server_output_cache", dimensions: [("result", outcome)]).increment()
+    }
+
+    func rendered(_ rendered: RenderedImage) {
+        Counter(label: "imago_server_sources", dimensions: [("layer", rendered.sourceLayer)]).increment()
+        if rendered.sourceLayer == ImageResponse.Source.network.rawValue, let bytes = rendered.sourceByteCount {
+            Counter(label: "imago_server_bytes", dimensions: [("direction", "in")]).increment(by: bytes)
+        }
+        Timer(label: "imago_server_load_duration").recordNanoseconds(Int64(rendered.loadingTime * 1e9))
+        Timer(label: "imago_server_process_duration").recordNanoseconds(Int64(rendered.processingTime * 1e9))
+    }
+
+    func failed(_ error: ImageServerError) {
+        Counter(label: "imago_server_failures", dimensions: [("code", error.code.name)]).increment()
+    }
+}
+#endif

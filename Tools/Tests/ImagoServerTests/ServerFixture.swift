@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Imago
+import ImagoAsyncHTTPClient
+import ImagoCodecs
+import ImagoServer
+import LoopbackServer
+import NIOCore
+
+/// Sources for the server tests: a loopback origin with a few real images,
+/// and the server mounted on a Hummingbird router.
+enum Fixture {
+    /// A 200x150 photo-like gradient.
+    static func photo(width: Int = 200, height: Int = 150) -> Image {
+        var pixels = [UInt8]()
+        pixels.reserveCapacity(width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels += [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x + y) % 256), 255]
+            }
+        }
+        return Image(width: width, height: height, pixels: pixels)
+    }
+
+    static let jpeg = try! ImageEncoders.jpeg(quality: 90).encode(photo())
+    static let png = try! ImageEncoders.png().encode(photo())
+    static let webp = try! ImageEncoders.webp(quality: 90).encode(photo())
+    static let gif = try! Data(contentsOf: URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/gif/pillow-animation.gif"))
+
+    /// An origin serving `/a.jpg`, `/a.png`, `/a.webp`, `/a.gif` and whatever `routes` adds.
+    static func origin(_ routes: [String: ServedResponse] = [:]) async throws -> LoopbackServer {
+        var all: [String: ServedResponse] = [
+            "/a.jpg": .ok(jpeg, contentType: "image/jpeg"),
+            "/a.png": .ok(png, contentType: "image/png"),
+            "/a.webp": .ok(webp, contentType: "image/webp"),
+            "/a.gif": .ok(gif, contentType: "image/gif"),
+        ]
+        all.merge(routes) { $1 }
+        return try await LoopbackServer.start(routes: all)
+    }
+
+    /// A configuration for a loopback origin: unsigned paths, private networks allowed.
+    static func configuration(_ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
+        var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
+        configuration.sourcePolicy.allowsPrivateNetworks = true
+        configure(&configuration)
+        return configuration
+    }
+
+    /// Runs `test` against the server mounted at `/img` of a router, without sockets.
+    static func withServer<Value: Sendable>(
+        _ configuration: ImageServerConfiguration,
+        _ test: @Sendable (any TestClientProtocol, ImageServer<BasicRequestContext>) async throws -> Value
+    ) async throws -> Value {
+        let router = Router()
+        let server = ImageServer<BasicRequestContext>(configuration: configuration)
+        server.addRoutes(to: router.group("img"))
+        let app = Application(router: router)
+        return try await app.test(.router) { client in try await test(client, server) }
+    }
+
+    /// `/img/insecure/OPTIONS/plain/ENCODED-SOURCE`.
+    static func path(_ options: String, _ source: URL, extension ext: String? = nil) -> String {
+        let encoded = source.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let optionPart = options.isEmpty ? "" : "/" + options
+        return "/img/insecure\(optionPart)/plain/\(encoded)" + (ext.map { "@\($0)" } ?? "")
+    }
+}
+
+extension TestResponse {
+    /// The body as bytes.
+    var data: Data { Data(body.readableBytesView) }
+
+    /// The decoded body.
+    func image() throws -> Image { try ImageDecoders.all.decode(data) }
+
+    /// The error code of a JSON error body.
+    var errorCode: String? {
+        struct Body: Decodable { struct Detail: Decodable { let code: String; let message: String }; let error: Detail }
+        return try? JSONDecoder().decode(Body.self, from: data).error.code
+    }
+
+    func header(_ name: String) -> String? { headers[HTTPField.Name(name)!] }
+}
