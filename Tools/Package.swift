@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", imago, codecs, testing],
+            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", imago, codecs, testing, server],
             swiftSettings: swiftSettings
         ),
         .testTarget(

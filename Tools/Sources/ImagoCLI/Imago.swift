@@ -12,7 +12,7 @@ struct ImagoCommand: AsyncParsableCommand {
         commandName: "imago",
         abstract: "Fetch, inspect, convert and benchmark images with the Imago library.",
         version: ImagoVersion.current,
-        subcommands: [Info.self, Fetch.self, Show.self, Albums.self, Bench.self]
+        subcommands: [Info.self, Fetch.self, Show.self, Albums.self, Bench.self, Serve.self]
     )
 
     /// Runs the command, mapping argument errors to exit status 2.

@@ -1,0 +1,164 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import Hummingbird
+import Imago
+import ImagoServer
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+
+/// `imago serve`: the image server (DESIGN 7) on its own, with `/health`,
+/// `/metrics` (Prometheus text), one log line per request on stderr, and a
+/// graceful stop on SIGTERM or SIGINT.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve resized images from signed, imgproxy-style URLs.",
+        discussion: """
+        URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
+        where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. Also GET /health and GET /metrics.
+        Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
+        """
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port).")
+    var port = 8080
+
+    @Option(name: .customLong("key"), help: "The signing key in hex; repeat with --salt for key rotation. Default: $IMAGO_KEY.")
+    var keys: [String] = []
+
+    @Option(name: .customLong("salt"), help: "The salt in hex, one per --key. Default: $IMAGO_SALT.")
+    var salts: [String] = []
+
+    @Flag(help: "Accept any signature segment (for development).")
+    var unsigned = false
+
+    @Option(name: .customLong("allow-host"), help: "A host sources may come from (images.example.com or *.example.com); repeatable. Default: any.")
+    var allowedHosts: [String] = []
+
+    @Flag(help: "Allow sources on loopback, private, link-local and other non-public addresses.")
+    var allowPrivateNetworks = false
+
+    @Option(help: "Keep source bytes in this folder (replicas may share it).")
+    var cacheDir: String?
+
+    @Flag(help: "Keep no source bytes on disk.")
+    var noCache = false
+
+    @Option(help: "Images decoded, processed and encoded at once. Default: the number of cores.")
+    var workers: Int?
+
+    @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
+    var maxQueue = 256
+
+    @Option(help: "Cache-Control max-age of images, in seconds.")
+    var ttl = 31_536_000
+
+    @Flag(help: "Answer with WebP when the client accepts it and the URL names no format (adds Vary: Accept).")
+    var autoWebp = false
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        if cacheDir != nil && noCache { throw ValidationError("--cache-dir and --no-cache exclude each other.") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
+        if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        let keys = try signingKeys()
+        if unsigned && !keys.isEmpty { throw ValidationError("--unsigned and a signing key exclude each other.") }
+        if !unsigned && keys.isEmpty {
+            throw ValidationError("Give --key and --salt (or IMAGO_KEY and IMAGO_SALT), or --unsigned for development.")
+        }
+    }
+
+    /// The key and salt pairs from the options, else from the environment.
+    func signingKeys() throws -> [SigningKey] {
+        let environment = ProcessInfo.processInfo.environment
+        var keys = self.keys
+        var salts = self.salts
+        if keys.isEmpty, salts.isEmpty {
+            keys = environment["IMAGO_KEY"].map { [$0] } ?? []
+            salts = environment["IMAGO_SALT"].map { [$0] } ?? []
+        }
+        guard keys.count == salts.count else {
+            throw ValidationError("Give one salt for each key (\(keys.count) keys, \(salts.count) salts).")
+        }
+        return try zip(keys, salts).map { key, salt in
+            do {
+                return try SigningKey(hexKey: key, hexSalt: salt)
+            } catch {
+                throw ValidationError("\(error).")
+            }
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var logger = Logger(label: "imago")
+        logger.logLevel = level
+
+        var configuration = ImageServerConfiguration(signingKeys: try signingKeys(), acceptsUnsignedPaths: unsigned)
+        configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks)
+        if let workers {
+            configuration.workers = workers
+            configuration.maximumConcurrentDownloads = max(8, 4 * workers)
+        }
+        configuration.maximumQueue = maxQueue
+        configuration.timeToLive = ttl
+        configuration.automaticWebP = autoWebp
+        configuration.logger = logger
+        if !noCache {
+            let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory
+            configuration.dataCache = DataCache(configuration: .init(directory: directory))
+        }
+
+        let router = Router()
+        router.addMiddleware { MetricsMiddleware() }
+        router.get("/health") { _, _ in "ok" }
+        router.get("/metrics") { _, _ in
+            var bytes: [UInt8] = []
+            registry.emit(into: &bytes)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+            )
+        }
+        ImageServer<BasicRequestContext>(configuration: configuration).addRoutes(to: router)
+
+        let host = self.host
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "imago"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
+            },
+            logger: logger
+        )
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(30)
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            Output.error("imago: serve: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

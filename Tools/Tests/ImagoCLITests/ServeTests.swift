@@ -1,0 +1,163 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoServer
+import ImagoTesting
+import LoopbackServer
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `imago serve` as a process: flags, the listening line, health, metrics,
+/// images, and a graceful stop that finishes what is in flight.
+@Suite struct ServeTests {
+    /// A running `imago serve`.
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        var port = 0
+        let stderr: URL
+
+        init(_ arguments: [String], environment: [String: String] = [:]) throws {
+            stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
+            try Data().write(to: stderr)
+            process.executableURL = CLITests.binary
+            process.arguments = ["serve", "--port", "0", "--no-cache"] + arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: stderr)
+            try process.run()
+            // The first line on stdout says where it listens.
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard text.hasPrefix("listening on http://127.0.0.1:"), let port = Int(text.split(separator: ":").last ?? "") else {
+                process.terminate()
+                throw NoListeningLine(line: text, log: log)
+            }
+            self.port = port
+        }
+
+        var log: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+
+        func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+        func get(_ path: String) async throws -> (status: Int, body: Data, headers: [AnyHashable: Any]) {
+            let (data, response) = try await URLSession.shared.data(from: url(path))
+            let http = response as! HTTPURLResponse
+            return (http.statusCode, data, http.allHeaderFields)
+        }
+
+        /// Sends SIGTERM and waits for the exit status.
+        func stop() -> Int32 {
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+    }
+
+    struct NoListeningLine: Error, CustomStringConvertible {
+        let line: String
+        let log: String
+        var description: String { "no listening line: \"\(line)\"; stderr: \(log)" }
+    }
+
+    static func imagePath(_ options: String, _ source: URL) -> String {
+        "/insecure/\(options)/plain/" + source.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+
+    static let jpeg = try! ImageEncoders.jpeg(quality: 90).encode(TestImages.gradient(width: 300, height: 200))
+
+    @Test func servesHealthImagesAndMetrics() async throws {
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        let server = try Running(["--unsigned", "--allow-private-networks"])
+        let health = try await server.get("/health")
+        #expect(health.status == 200)
+        #expect(String(decoding: health.body, as: UTF8.self) == "ok")
+
+        let image = try await server.get(Self.imagePath("rs:fit:60:60", origin.url("/photo.jpg")))
+        #expect(image.status == 200)
+        let decoded = try ImageDecoders.all.decode(image.body)
+        #expect((decoded.width, decoded.height) == (60, 40))
+
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("imago_server_responses{status=\"200\"} 1"))
+        #expect(metrics.contains("imago_server_output_cache{result=\"miss\"}"))
+        #expect(metrics.contains("hb_requests"))
+        #expect(metrics.contains("http_server_request_duration_bucket"))
+        #expect(server.stop() == 0)
+        // One log line per image request, with its status.
+        #expect(server.log.contains("GET /insecure/rs:fit:60:60/plain/"))
+        #expect(server.log.contains("status=200"))
+        try await origin.stop()
+    }
+
+    @Test func sigtermFinishesTheRequestInFlightThenExitsZero() async throws {
+        let origin = try await LoopbackServer.start(routes: [
+            "/slow.jpg": ServedResponse.ok(Self.jpeg, contentType: "image/jpeg").delivered(.trickle(chunkSize: Self.jpeg.count / 4 + 1, interval: .milliseconds(300))),
+        ])
+        let server = try Running(["--unsigned", "--allow-private-networks"])
+        async let slow = server.get(Self.imagePath("rs:fit:30:30", origin.url("/slow.jpg")))
+        for _ in 0..<500 where origin.requestCount(for: "/slow.jpg") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        kill(server.process.processIdentifier, SIGTERM)
+        let response = try await slow
+        #expect(response.status == 200)
+        #expect(try ImageDecoders.all.decode(response.body).width == 30)
+        #expect(server.stop() == 0)
+        try await origin.stop()
+    }
+
+    @Test func signedWithTheKeyFromTheEnvironment() async throws {
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        let server = try Running(["--allow-private-networks"], environment: ["IMAGO_KEY": "736563726574", "IMAGO_SALT": "68656c6c6f"])
+        let path = "/rs:fit:50:50/plain/" + origin.url("/photo.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let signature = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f").signature(forPath: path)
+        #expect(try await server.get("/" + signature + path).status == 200)
+        #expect(try await server.get("/insecure" + path).status == 403)
+        #expect(server.stop() == 0)
+        try await origin.stop()
+    }
+
+    @Test(arguments: [
+        [], ["--key", "00"], ["--salt", "00"], ["--key", "zz", "--salt", "00"], ["--unsigned", "--key", "00", "--salt", "00"],
+        ["--unsigned", "--cache-dir", "/tmp/x", "--no-cache"], ["--unsigned", "--workers", "0"], ["--unsigned", "--log-level", "loud"],
+        ["--unsigned", "--port", "70000"],
+    ])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["serve"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["IMAGO_KEY"] = nil
+        environment["IMAGO_SALT"] = nil
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+    }
+
+    @Test func aPortInUseExitsOne() async throws {
+        let first = try Running(["--unsigned"])
+        let second = Process()
+        second.executableURL = CLITests.binary
+        second.arguments = ["serve", "--unsigned", "--no-cache", "--port", String(first.port)]
+        let errors = Pipe()
+        second.standardOutput = FileHandle.nullDevice
+        second.standardError = errors
+        try second.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1)
+        #expect(message.lowercased().contains("address already in use"), "\(message)")
+        #expect(first.stop() == 0)
+    }
+}
