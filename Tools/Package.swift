@@ -126,7 +126,7 @@ let package = Package(
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
         .testTarget(
             name: "SnippetTests",
-            dependencies: [imago, asyncHTTPClient, codecs, testing],
+            dependencies: [imago, asyncHTTPClient, codecs, testing, server, hummingbird],
             swiftSettings: swiftSettings
         ),
         .testTarget(
