@@ -1,9 +1,9 @@
 // swift-tools-version: 6.2
 //
-// Imago, the library. A package that depends on it resolves no other
-// package: the only outside dependencies (SwiftNIO and AsyncHTTPClient, for
-// `ImagoAsyncHTTPClient`; swift-crypto, swift-log, swift-metrics and
-// Hummingbird for `ImagoServer`) sit behind the
+// Imago, the library. A package that depends on it resolves two others,
+// swift-log and swift-metrics (API packages with no dependencies of their
+// own); the rest (SwiftNIO and AsyncHTTPClient, for `ImagoAsyncHTTPClient`;
+// swift-crypto and Hummingbird for `ImagoServer`) sit behind the
 // `AsyncHTTPClient` and `Server` traits, which are off unless a user turns
 // them on:
 //
@@ -54,8 +54,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
-        // The core: Foundation and Dispatch only, no C library.
-        .target(name: "Imago", swiftSettings: swiftSettings),
+        // The core: Foundation and Dispatch, and the ecosystem's logging and
+        // metrics APIs (no-ops until an application bootstraps a backend);
+        // no C library.
+        .target(
+            name: "Imago",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The C codec libraries, found through pkg-config.
         .systemLibrary(
             name: "CTurboJPEG",
@@ -88,6 +97,7 @@ let package = Package(
             name: "ImagoAsyncHTTPClient",
             dependencies: [
                 "Imago",
+                .product(name: "Logging", package: "swift-log"),
                 asyncHTTPClient("AsyncHTTPClient", "async-http-client"),
                 asyncHTTPClient("NIOCore", "swift-nio"),
                 asyncHTTPClient("NIOHTTP1", "swift-nio"),
@@ -105,8 +115,8 @@ let package = Package(
                 "ImagoCodecs",
                 "ImagoAsyncHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
-                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 // Hummingbird asks for macOS 14: Linux only, so the library's
                 // own minimum (macOS 10.15.4) holds on Apple platforms.
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
@@ -118,7 +128,11 @@ let package = Package(
         .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ImagoTests",
-            dependencies: ["Imago", "ImagoTesting"],
+            dependencies: [
+                "Imago", "ImagoTesting",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -46,6 +46,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // A lock box for the tools' shared state.
@@ -131,7 +132,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoIntegrationTests",
-            dependencies: ["LoopbackServer", "FaultInjection", "SharedState", imago, asyncHTTPClient, codecs, testing],
+            dependencies: [
+                "LoopbackServer", "FaultInjection", "SharedState", imago, asyncHTTPClient, codecs, testing,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

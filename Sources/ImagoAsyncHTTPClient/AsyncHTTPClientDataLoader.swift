@@ -4,6 +4,7 @@
 import AsyncHTTPClient
 import Foundation
 import Imago
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -53,11 +54,35 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     /// The configuration the loader was created with.
     public let configuration: Configuration
     private let client: HTTPClient
+    /// Whether the loader made the client, and so shuts it down.
+    private let ownsClient: Bool
+    private let logger: Logger
+
+    /// Creates a loader over a client the application already has, such as
+    /// `HTTPClient.shared`; the application keeps it and shuts it down.
+    ///
+    /// The client keeps its own redirect, connect-timeout and pool
+    /// settings; the loader applies the body limit and the total timeout of
+    /// `configuration` to every request.
+    ///
+    /// - Parameter logger: Passed to the client with each request; the
+    ///   loader logs each response and failure at `debug`. Default: nowhere.
+    public init(client: HTTPClient, configuration: Configuration = Configuration(), logger: Logger = .disabled) {
+        self.configuration = configuration
+        self.client = client
+        self.ownsClient = false
+        self.logger = logger
+    }
 
     /// Creates a loader with its own client on NIO's shared event loops; the
     /// client shuts down when the loader goes away.
-    public init(configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameter logger: Passed to the client with each request; the
+    ///   loader logs each response and failure at `debug`. Default: nowhere.
+    public init(configuration: Configuration = Configuration(), logger: Logger = .disabled) {
         self.configuration = configuration
+        self.ownsClient = true
+        self.logger = logger
         var pool = HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost
@@ -76,14 +101,14 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     }
 
     deinit {
-        _ = client.shutdown()
+        if ownsClient { _ = client.shutdown() }
     }
 
     public func dataTask(
         with request: URLRequest,
         eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
     ) -> any DataLoadingTask {
-        AsyncHTTPClientTask(request: request, client: client, configuration: configuration, eventHandler: eventHandler)
+        AsyncHTTPClientTask(request: request, client: client, configuration: configuration, logger: logger, eventHandler: eventHandler)
     }
 
     /// `seconds` as NIO's time amount.
@@ -98,6 +123,7 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
     private let request: URLRequest
     private let client: HTTPClient
     private let configuration: AsyncHTTPClientDataLoader.Configuration
+    private let logger: Logger
     private let eventHandler: @Sendable (DataLoadingEvent) -> Void
     private struct State {
         var started = false
@@ -109,11 +135,12 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
 
     private let task = Locked(State())
 
-    init(request: URLRequest, client: HTTPClient, configuration: AsyncHTTPClientDataLoader.Configuration,
+    init(request: URLRequest, client: HTTPClient, configuration: AsyncHTTPClientDataLoader.Configuration, logger: Logger,
          eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
         self.request = request
         self.client = client
         self.configuration = configuration
+        self.logger = logger
         self.eventHandler = eventHandler
     }
 
@@ -166,7 +193,8 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
         var received = 0
         do {
             let deadline = NIODeadline.now() + AsyncHTTPClientDataLoader.timeAmount(configuration.totalTimeout)
-            let response = try await client.execute(outgoing, deadline: deadline)
+            let response = try await client.execute(outgoing, deadline: deadline, logger: logger)
+            logger.debug("response", metadata: ["url": "\(url.absoluteString)", "status": "\(response.status.code)"])
             if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit {
                 eventHandler(.failed(error(.responseTooLarge, "Content-Length is \(declared) bytes; the limit is \(limit)")))
                 return
@@ -187,6 +215,7 @@ private final class AsyncHTTPClientTask: DataLoadingTask {
             if failure.code == .transport && hasResponse {
                 failure = self.error(.connectionLost, "the connection closed after \(received) bytes of the body: \(error)", underlying: error)
             }
+            logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "\(failure)"])
             eventHandler(.failed(failure))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The default ``DataCaching``: one file per entry in a directory, with a
 /// size limit enforced while running.
@@ -19,6 +20,7 @@ import Foundation
 ///
 /// File I/O happens on the caller's thread; call it off the main thread.
 public final class DataCache: DataCaching {
+    private let logger: Logger
     /// Where and how much.
     public struct Configuration: Sendable, Hashable {
         /// The cache directory; created when missing.
@@ -61,7 +63,11 @@ public final class DataCache: DataCaching {
     private static let entrySuffix = ".entry"
 
     /// Creates a cache over a directory.
-    public init(configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameter logger: Where failed writes are reported (`warning`).
+    ///   Default: nowhere.
+    public init(configuration: Configuration = Configuration(), logger: Logger = .disabled) {
+        self.logger = logger
         self.configuration = configuration
     }
 
@@ -100,6 +106,7 @@ public final class DataCache: DataCaching {
             }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            logger.warning("disk cache write failed", metadata: ["directory": "\(configuration.directory.path)", "error": "\(error)"])
             return
         }
         let total = size.withLock { size -> Int? in

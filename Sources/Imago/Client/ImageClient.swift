@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Loads images for app code and display targets, over an ``ImagePipeline``.
 ///
@@ -41,11 +42,13 @@ public final class ImageClient: ImageService {
     /// - Parameters:
     ///   - pipeline: The pipeline; `ImagoCodecs` provides ``ImagePipeline/shared``.
     ///   - responseQueue: Where completions run. Default: `DispatchQueue.main`.
-    ///   - log: Where failures of `setImage` are reported. Default: standard error.
+    ///   - log: Where failures of `setImage` are reported. Default: a
+    ///     swift-log `Logger` labelled `imago.client`, at `warning` (where
+    ///     the application's logging backend sends it).
     public init(
         pipeline: ImagePipeline,
         responseQueue: (any Dispatching)? = DispatchQueue.main,
-        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(("imago: " + $0 + "\n").utf8)) }
+        log: @escaping @Sendable (String) -> Void = { Logger(label: "imago.client").warning("\($0)") }
     ) {
         self.pipeline = pipeline
         self.responseQueue = responseQueue

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Foundation
+import Logging
 
 extension ImagePipeline {
     /// Everything the pipeline uses, each with a production default.
@@ -37,6 +39,15 @@ extension ImagePipeline {
         public var time: TimeSource
         /// Where CPU work (decoding, processing) runs. Default: a global queue.
         public var workQueue: any Dispatching
+        /// Where the pipeline logs each load (`debug`) and each failure
+        /// (`info`), with the URL in the metadata. Default: a logger that
+        /// drops everything; pass your application's.
+        public var logger: Logger
+        /// Where the pipeline's metrics go (images by source, bytes loaded,
+        /// decode time by format, failures by code). `nil` (the default):
+        /// the process-wide `MetricsSystem`, a no-op until the application
+        /// bootstraps a backend.
+        public var metricsFactory: (any MetricsFactory)?
 
         /// Creates a configuration.
         public init(
@@ -50,7 +61,9 @@ extension ImagePipeline {
             maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
             maximumConcurrentProcessing: Int = ProcessInfo.processInfo.activeProcessorCount,
             time: TimeSource = .system,
-            workQueue: any Dispatching = DispatchQueue.global(qos: .userInitiated)
+            workQueue: any Dispatching = DispatchQueue.global(qos: .userInitiated),
+            logger: Logger = .disabled,
+            metricsFactory: (any MetricsFactory)? = nil
         ) {
             self.dataLoader = dataLoader
             self.dataCache = dataCache
@@ -63,6 +76,8 @@ extension ImagePipeline {
             self.maximumConcurrentProcessing = maximumConcurrentProcessing
             self.time = time
             self.workQueue = workQueue
+            self.logger = logger
+            self.metricsFactory = metricsFactory
         }
     }
 }

@@ -28,10 +28,13 @@ public final class ImagePipeline: Sendable {
     let dataStage: DataStage
     private let decodeStage: DecodeStage
     private let processStage: ProcessStage
+    private let instruments: PipelineInstruments
 
     /// Creates a pipeline.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        let instruments = PipelineInstruments(logger: configuration.logger, factory: configuration.metricsFactory)
+        self.instruments = instruments
         let memoryCache = MemoryCacheStage(cache: configuration.imageCache)
         let cacheWriter = DataCacheWriter(cache: configuration.dataCache, now: configuration.time.now)
         dataStage = DataStage(
@@ -55,7 +58,8 @@ public final class ImagePipeline: Sendable {
             decoder: configuration.decoder,
             decodingOptions: configuration.decodingOptions,
             workQueue: configuration.workQueue,
-            cacheWriter: cacheWriter
+            cacheWriter: cacheWriter,
+            instruments: instruments
         )
         processStage = ProcessStage(
             runner: StageRunner(
@@ -128,16 +132,31 @@ public final class ImagePipeline: Sendable {
     /// The final image: from the memory cache, else the result of every
     /// processor (or the decoded image).
     func run(_ request: ImageRequest, subscription: JobSubscription, onProgress: @escaping ProgressHandler) async throws -> ImageResponse {
+        let started = Stopwatch.now()
         if let image = memoryCache.cachedImage(for: request) {
-            return ImageResponse(image: image, request: request, source: .memory)
+            let response = ImageResponse(image: image, request: request, source: .memory,
+                                         metrics: ImageTaskMetrics(totalDuration: Stopwatch.seconds(since: started)))
+            instruments.delivered(response)
+            return response
         }
-        let finalImage = try await processStage.image(
-            for: request, afterProcessors: request.processors.count, subscription: subscription, onProgress: onProgress
-        )
+        let finalImage: DecodedImage
+        do {
+            finalImage = try await processStage.image(
+                for: request, afterProcessors: request.processors.count, subscription: subscription, onProgress: onProgress
+            )
+        } catch {
+            instruments.failed(error, request: request)
+            throw error
+        }
         memoryCache.keepIfMissing(finalImage.image, for: request)
-        return ImageResponse(
-            image: finalImage.image, request: request, source: finalImage.source, format: finalImage.format, byteCount: finalImage.byteCount
+        var metrics = finalImage.metrics
+        metrics.totalDuration = Stopwatch.seconds(since: started)
+        let response = ImageResponse(
+            image: finalImage.image, request: request, source: finalImage.source, format: finalImage.format,
+            byteCount: finalImage.byteCount, metrics: metrics
         )
+        instruments.delivered(response)
+        return response
     }
 }
 

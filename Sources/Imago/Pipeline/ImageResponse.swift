@@ -25,9 +25,13 @@ public struct ImageResponse: Sendable {
     public let format: ImageFormat?
     /// The size of the encoded bytes (`nil` for a memory-cache hit).
     public let byteCount: Int?
+    /// Where the time went: loading, decoding, processing, waiting.
+    public let metrics: ImageTaskMetrics
 
     /// Creates a response.
-    public init(image: Image, request: ImageRequest, source: Source, format: ImageFormat? = nil, byteCount: Int? = nil) {
+    public init(image: Image, request: ImageRequest, source: Source, format: ImageFormat? = nil, byteCount: Int? = nil,
+                metrics: ImageTaskMetrics = ImageTaskMetrics()) {
+        self.metrics = metrics
         self.image = image
         self.request = request
         self.source = source

@@ -70,11 +70,11 @@ public struct ImageServerConfiguration: Sendable {
     }
 
     /// The loader used when ``transport`` is `nil`.
-    static func defaultTransport() -> any DataLoading {
+    static func defaultTransport(logger: Logger) -> any DataLoading {
         var loader = AsyncHTTPClientDataLoader.Configuration()
         loader.followsRedirects = false
         loader.totalTimeout = 30
-        return AsyncHTTPClientDataLoader(configuration: loader)
+        return AsyncHTTPClientDataLoader(configuration: loader, logger: logger)
     }
 }
 #endif

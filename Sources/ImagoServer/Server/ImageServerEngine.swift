@@ -29,7 +29,7 @@ final class ImageServerEngine: Sendable {
     init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
         let loader = GuardedDataLoader(
-            transport: configuration.transport ?? ImageServerConfiguration.defaultTransport(),
+            transport: configuration.transport ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger),
             policy: configuration.sourcePolicy,
             resolver: configuration.resolver
         )
@@ -38,6 +38,7 @@ final class ImageServerEngine: Sendable {
         pipelineConfiguration.dataCache = configuration.dataCache
         // Outputs are kept encoded (OutputCache); bitmaps are not kept.
         pipelineConfiguration.imageCache = nil
+        pipelineConfiguration.logger = configuration.logger
         pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.maximumConcurrentDownloads)
         pipelineConfiguration.maximumConcurrentDecodes = max(1, configuration.workers)
         pipelineConfiguration.maximumConcurrentProcessing = max(1, configuration.workers)
@@ -114,7 +115,6 @@ final class ImageServerEngine: Sendable {
     /// Loads, processes and encodes one output; keeps it before the job ends,
     /// so a request that arrives after finds it kept.
     private func render(_ source: URL, options: ProcessingOptions, key: String) async -> Result<RenderedImage, ImageServerError> {
-        let started = DispatchTime.now().uptimeNanoseconds
         let response: ImageResponse
         do {
             response = try await pipeline.image(for: ImageRequest(url: source, thumbnail: decodeHint(for: options)))
@@ -139,8 +139,8 @@ final class ImageServerEngine: Sendable {
                 etag: "\"" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() + "\"",
                 sourceLayer: response.source.rawValue,
                 sourceByteCount: response.byteCount,
-                loadingTime: Double(loaded - started) / 1e9,
-                processingTime: Double(finished - loaded) / 1e9
+                sourceMetrics: response.metrics,
+                renderingTime: Double(finished - loaded) / 1e9
             )
             metrics.rendered(rendered)
             outputs.keep(rendered, for: key)
@@ -177,7 +177,7 @@ final class ImageServerEngine: Sendable {
             return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: outcome)
         }
         headers.append(("Content-Type", rendered.format.mimeType))
-        headers.append(("Server-Timing", String(format: "load;dur=%.1f, process;dur=%.1f", rendered.loadingTime * 1000, rendered.processingTime * 1000)))
+        headers.append(("Server-Timing", rendered.serverTiming))
         return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
     }
 
@@ -210,8 +210,10 @@ struct ServerMetrics: Sendable {
         if rendered.sourceLayer == ImageResponse.Source.network.rawValue, let bytes = rendered.sourceByteCount {
             Counter(label: "imago_server_bytes", dimensions: [("direction", "in")]).increment(by: bytes)
         }
-        Timer(label: "imago_server_load_duration").recordNanoseconds(Int64(rendered.loadingTime * 1e9))
-        Timer(label: "imago_server_process_duration").recordNanoseconds(Int64(rendered.processingTime * 1e9))
+        if let loading = rendered.sourceMetrics.loadingDuration {
+            Timer(label: "imago_server_load_duration").recordNanoseconds(Int64(loading * 1e9))
+        }
+        Timer(label: "imago_server_render_duration").recordNanoseconds(Int64(rendered.renderingTime * 1e9))
     }
 
     func failed(_ error: ImageServerError) {

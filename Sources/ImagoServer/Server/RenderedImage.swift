@@ -14,8 +14,16 @@ struct RenderedImage: Sendable {
     var sourceLayer: String
     /// The source's size in bytes, when it was read for this output.
     var sourceByteCount: Int?
-    /// Seconds spent: loading and decoding the source, then processing and encoding.
-    var loadingTime: Double
-    var processingTime: Double
+    /// Where the pipeline's time went: waiting, loading, decoding.
+    var sourceMetrics: ImageTaskMetrics
+    /// Seconds spent processing and encoding for this output.
+    var renderingTime: Double
+
+    /// The `Server-Timing` header: wait, load, decode and render, in milliseconds.
+    var serverTiming: String {
+        func ms(_ seconds: Double?) -> String { String(format: "%.1f", (seconds ?? 0) * 1000) }
+        return "wait;dur=\(ms(sourceMetrics.waitingDuration)), load;dur=\(ms(sourceMetrics.loadingDuration)), "
+            + "decode;dur=\(ms(sourceMetrics.decodingDuration)), render;dur=\(ms(renderingTime))"
+    }
 }
 #endif

@@ -125,7 +125,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logger = logger
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory
-            configuration.dataCache = DataCache(configuration: .init(directory: directory))
+            configuration.dataCache = DataCache(configuration: .init(directory: directory), logger: logger)
         }
 
         let router = Router()

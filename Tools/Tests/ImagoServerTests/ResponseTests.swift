@@ -18,6 +18,9 @@ import Testing
             #expect(response.header("Content-Length") == String(response.data.count))
             #expect(response.header("Cache-Control") == "public, max-age=31536000")
             #expect(response.header("Vary") == nil)
+            // Where the time went, from the pipeline's per-request metrics.
+            let timing = try #require(response.header("Server-Timing"))
+            for part in ["wait;dur=", "load;dur=", "decode;dur=", "render;dur="] { #expect(timing.contains(part)) }
             let etag = try #require(response.header("ETag"))
             #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 66)
             let image = try response.image()

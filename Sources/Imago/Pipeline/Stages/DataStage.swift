@@ -7,6 +7,8 @@ import FoundationNetworking
 struct FetchedData: Sendable {
     let data: Data
     let source: ImageResponse.Source
+    /// How long reading the disk cache or loading took.
+    var duration: TimeInterval = 0
 }
 
 /// The data stage: the bytes for a request, shared by every request for
@@ -34,7 +36,10 @@ struct DataStage: Sendable {
     ///   or `CancellationError`.
     func data(for request: ImageRequest, subscription: JobSubscription, onProgress: ProgressHandler? = nil) async throws -> FetchedData {
         try await runner.output(for: request.dataKey, of: request, subscription: subscription, onProgress: onProgress) { progress in
-            try await load(request, progress: progress)
+            let started = Stopwatch.now()
+            var fetched = try await load(request, progress: progress)
+            fetched.duration = Stopwatch.seconds(since: started)
+            return fetched
         } failure: { error in
             // What `load` throws itself is final; anything else came from the loader.
             (error as? Failure)?.error ?? ImagePipelineError(.dataLoadingFailed, url: request.url, underlying: error)

@@ -7,6 +7,8 @@ struct DecodedImage: Sendable {
     let source: ImageResponse.Source
     let format: ImageFormat?
     let byteCount: Int
+    /// The stage durations so far (no total: that is the request's own).
+    var metrics: ImageTaskMetrics
 }
 
 /// The decode stage: the decoded image, shared by every request for the
@@ -24,6 +26,7 @@ struct DecodeStage: Sendable {
     let decodingOptions: ImageDecodingOptions
     let workQueue: any Dispatching
     let cacheWriter: DataCacheWriter
+    let instruments: PipelineInstruments
 
     /// The decoded image for `request`; joins a decode of the same URL and size in flight.
     ///
@@ -35,10 +38,16 @@ struct DecodeStage: Sendable {
         let key = request.decodeKey
         return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
             try await data.data(for: request, subscription: upstream, onProgress: progress)
-        } work: { [decoder, workQueue, options] fetched, _ in
-            let image = try await workQueue.perform { try Self.decode(fetched.data, with: decoder, options: options) }
+        } work: { [decoder, workQueue, options, instruments] fetched, _ in
+            let (image, seconds) = try await workQueue.perform { () throws -> (Image, TimeInterval) in
+                let started = Stopwatch.now()
+                let image = try Self.decode(fetched.data, with: decoder, options: options)
+                return (image, Stopwatch.seconds(since: started))
+            }
             let format = ImageFormat(sniffing: fetched.data)
-            return DecodedImage(image: image, source: fetched.source, format: format, byteCount: fetched.data.count)
+            instruments.decoded(format, seconds: seconds)
+            let metrics = ImageTaskMetrics(loadingDuration: fetched.duration, decodingDuration: seconds, byteCount: fetched.data.count)
+            return DecodedImage(image: image, source: fetched.source, format: format, byteCount: fetched.data.count, metrics: metrics)
         } failure: { [cacheWriter] error, _ in
             cacheWriter.removeUndecodable(for: request)
             return ImagePipelineError(.decodingFailed, url: request.url, underlying: error)

@@ -27,8 +27,13 @@ struct ProcessStage: Sendable {
         return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
             try await image(for: request, afterProcessors: count - 1, subscription: upstream, onProgress: progress)
         } work: { [workQueue] input, _ in
-            let image = try await workQueue.perform { try processor.process(input.image) }
-            return DecodedImage(image: image, source: input.source, format: input.format, byteCount: input.byteCount)
+            let (image, seconds) = try await workQueue.perform { () throws -> (Image, TimeInterval) in
+                let started = Stopwatch.now()
+                return (try processor.process(input.image), Stopwatch.seconds(since: started))
+            }
+            var metrics = input.metrics
+            metrics.processingDuration = (metrics.processingDuration ?? 0) + seconds
+            return DecodedImage(image: image, source: input.source, format: input.format, byteCount: input.byteCount, metrics: metrics)
         } failure: { error, _ in
             ImagePipelineError(.processingFailed, url: request.url, underlying: error)
         }

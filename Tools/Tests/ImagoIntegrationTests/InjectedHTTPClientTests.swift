@@ -1,0 +1,32 @@
+import AsyncHTTPClient
+import Foundation
+import Imago
+import ImagoAsyncHTTPClient
+import ImagoCodecs
+import ImagoTesting
+import InMemoryLogging
+import Logging
+import LoopbackServer
+import Testing
+
+/// `AsyncHTTPClientDataLoader` over a client the application owns.
+@Suite struct InjectedHTTPClientTests {
+    @Test func theSharedClientLoadsAndOutlivesTheLoader() async throws {
+        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 10, height: 5))
+        let server = try await LoopbackServer.start(routes: ["/a.png": .ok(png, contentType: "image/png")])
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "test") { _ in logs }
+        logger.logLevel = .debug
+        do {
+            var configuration = ImagePipeline.Configuration.withCodecs
+            configuration.dataLoader = AsyncHTTPClientDataLoader(client: HTTPClient.shared, logger: logger)
+            let image = try await ImagePipeline(configuration: configuration).image(from: server.url("/a.png"))
+            #expect((image.width, image.height) == (10, 5))
+        }
+        // The loader is gone; the shared client it borrowed still works.
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.url("/a.png").absoluteString), timeout: .seconds(10))
+        #expect(response.status == .ok)
+        #expect(logs.entries.contains { $0.message.description == "response" && $0.metadata["status"]?.description == "200" })
+        try await server.stop()
+    }
+}
