@@ -121,6 +121,7 @@ let package = Package(
             dependencies: [
                 server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

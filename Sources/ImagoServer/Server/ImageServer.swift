@@ -34,6 +34,9 @@ public struct ImageServer<Context: RequestContext>: Sendable {
     /// The pipeline that loads and decodes sources: for tests of merged work.
     @_spi(Testing) public var pipeline: ImagePipeline { engine.pipeline }
 
+    /// How many distinct images are being made or wait for a worker.
+    @_spi(Testing) public var jobsInProgress: Int { engine.jobsInProgress }
+
     /// Adds `GET` and `HEAD` routes for every path below `router`'s own.
     public func addRoutes(to router: some RouterMethods<Context>) {
         router.get("**") { request, context in

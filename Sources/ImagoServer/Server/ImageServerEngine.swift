@@ -49,6 +49,9 @@ final class ImageServerEngine: Sendable {
         metrics = ServerMetrics()
     }
 
+    /// How many distinct jobs are admitted and not finished.
+    var jobsInProgress: Int { admission.count }
+
     /// Answers a GET (or HEAD) for `path`, the part after the mount point,
     /// exactly as sent.
     func reply(path: String, accept: String?, ifNoneMatch: String?) async -> ImageServerReply {

@@ -54,6 +54,7 @@ import Testing
             "/huge.png": ServedResponse.pngBomb(),
             "/oversized.jpg": ServedResponse.oversized(),
             "/broken.jpg": .text("boom", status: 500),
+            "/bomb.png": ServedResponse.gzipBomb(),
         ])
         let closed = try await LoopbackServer.start()
         let closedURL = closed.url("/a.jpg")
@@ -67,6 +68,7 @@ import Testing
                 ("/huge.png", .contentTooLarge, "source_too_large"),
                 ("/oversized.jpg", .contentTooLarge, "source_too_large"),
                 ("/broken.jpg", .badGateway, "source_failed"),
+                ("/bomb.png", .contentTooLarge, "source_too_large"),
             ]
             for (path, status, code) in cases {
                 try await expectError(client, Fixture.path("w:10", origin.url(path)), status: status, code: code)
@@ -89,30 +91,39 @@ import Testing
     }
 
     @Test func aFullQueueIs503WithRetryAfter() async throws {
+        // A source that never ends holds the only place until the loader's
+        // total timeout (2 s), however slow the machine.
         let origin = try await Fixture.origin([
-            "/slow.jpg": ServedResponse.ok(Fixture.jpeg, contentType: "image/jpeg").delivered(.trickle(chunkSize: 4096, interval: .milliseconds(300))),
+            "/endless.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: Fixture.jpeg)
+                .delivered(.endlessChunks(chunkSize: 256, interval: .milliseconds(50))),
         ])
+        var loader = AsyncHTTPClientDataLoader.Configuration()
+        loader.followsRedirects = false
+        loader.totalTimeout = 2
+        let transport = AsyncHTTPClientDataLoader(configuration: loader)
         let configuration = Fixture.configuration {
             $0.workers = 1
             $0.maximumQueue = 0
+            $0.transport = transport
         }
         try await Fixture.withServer(configuration) { client, _ in
-            let slow = Fixture.path("w:10", origin.url("/slow.jpg"))
-            async let first = client.execute(uri: slow, method: .get)
-            // Wait until the first job holds the only place.
-            for _ in 0..<500 where origin.requestCount(for: "/slow.jpg") == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            let refused = try await client.execute(uri: Fixture.path("w:10", origin.url("/a.jpg")), method: .get)
-            #expect(refused.status == .serviceUnavailable)
-            #expect(refused.header("Retry-After") == "1")
+            let concurrent = ConcurrentClient(port: client.port, connections: 4)
+            let endless = Fixture.path("w:10", origin.url("/endless.jpg"))
+            async let first = concurrent.get(endless)
+            for _ in 0..<500 where origin.requestCount(for: "/endless.jpg") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let refused = try await concurrent.get(Fixture.path("w:10", origin.url("/a.jpg")))
+            #expect(refused.status == 503)
+            #expect(refused.retryAfter == "1")
             #expect(refused.errorCode == "saturated")
             // The same image joins the job in progress instead of being refused.
-            let joined = try await client.execute(uri: slow, method: .get)
-            #expect(joined.status == .ok)
-            #expect(try await first.status == .ok)
+            let joined = try await concurrent.get(endless)
+            #expect(joined.status == 504)
+            #expect(try await first.status == 504)
             // Once it is done, there is room again.
-            let later = try await client.execute(uri: Fixture.path("w:10", origin.url("/a.jpg")), method: .get)
-            #expect(later.status == .ok)
+            let later = try await concurrent.get(Fixture.path("w:10", origin.url("/a.jpg")))
+            #expect(later.status == 200)
+            try await concurrent.shutdown()
         }
-        #expect(origin.requestCount(for: "/slow.jpg") == 1)
+        #expect(origin.requestCount(for: "/endless.jpg") == 1)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import AsyncHTTPClient
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -46,20 +47,24 @@ enum Fixture {
     static func configuration(_ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
         var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
         configuration.sourcePolicy.allowsPrivateNetworks = true
+        configuration.logger = .disabled
         configure(&configuration)
         return configuration
     }
 
-    /// Runs `test` against the server mounted at `/img` of a router, without sockets.
+    /// Runs `test` against the server mounted at `/img` of a router, served
+    /// over HTTP on loopback (`.live`), or straight through the router
+    /// without sockets (`.router`).
     static func withServer<Value: Sendable>(
         _ configuration: ImageServerConfiguration,
+        over setup: TestingSetup = .live,
         _ test: @Sendable (any TestClientProtocol, ImageServer<BasicRequestContext>) async throws -> Value
     ) async throws -> Value {
         let router = Router()
         let server = ImageServer<BasicRequestContext>(configuration: configuration)
         server.addRoutes(to: router.group("img"))
         let app = Application(router: router)
-        return try await app.test(.router) { client in try await test(client, server) }
+        return try await app.test(setup) { client in try await test(client, server) }
     }
 
     /// `/img/insecure/OPTIONS/plain/ENCODED-SOURCE`.
@@ -68,6 +73,32 @@ enum Fixture {
         let optionPart = options.isEmpty ? "" : "/" + options
         return "/img/insecure\(optionPart)/plain/\(encoded)" + (ext.map { "@\($0)" } ?? "")
     }
+}
+
+/// Real concurrent requests to a `.live` server: the test client sends one
+/// request at a time over one connection, so tests of concurrency use their
+/// own AsyncHTTPClient with many connections.
+struct ConcurrentClient: Sendable {
+    let client: HTTPClient
+    let port: Int
+
+    init(port: Int?, connections: Int) {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.port = port ?? 0
+    }
+
+    /// The status, the `ETag` and `Retry-After`, and the error code of a GET.
+    func get(_ path: String) async throws -> (status: Int, etag: String?, retryAfter: String?, errorCode: String?) {
+        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        struct Body: Decodable { struct Detail: Decodable { let code: String }; let error: Detail }
+        let code = try? JSONDecoder().decode(Body.self, from: Data(body.readableBytesView)).error.code
+        return (Int(response.status.code), response.headers.first(name: "ETag"), response.headers.first(name: "Retry-After"), code)
+    }
+
+    func shutdown() async throws { try await client.shutdown() }
 }
 
 extension TestResponse {

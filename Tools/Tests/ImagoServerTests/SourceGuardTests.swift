@@ -71,6 +71,7 @@ import FoundationNetworking
         var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
         configuration.transport = transport
         configuration.resolver = TableResolver(table: table)
+        configuration.logger = .disabled
         configure(&configuration)
         return configuration
     }
