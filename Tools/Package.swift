@@ -123,6 +123,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            // Read from the source tree (#filePath), like the codec fixtures.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
