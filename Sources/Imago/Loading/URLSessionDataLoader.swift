@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -42,7 +43,10 @@ public final class URLSessionDataLoader: DataLoading {
     private let delegate: SessionDelegate
 
     /// Creates a loader with its own session.
-    public init(configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameter logger: Where each finished and failed load is logged
+    ///   (`debug`). Default: nowhere.
+    public init(configuration: Configuration = Configuration(), logger: Logger = .disabled) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.urlCache = nil
@@ -50,7 +54,7 @@ public final class URLSessionDataLoader: DataLoading {
         sessionConfiguration.timeoutIntervalForRequest = configuration.idleTimeout
         sessionConfiguration.timeoutIntervalForResource = configuration.totalTimeout
         sessionConfiguration.httpMaximumConnectionsPerHost = configuration.maximumConnectionsPerHost
-        delegate = SessionDelegate(configuration: configuration)
+        delegate = SessionDelegate(configuration: configuration, logger: logger)
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
@@ -97,10 +101,12 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     }
 
     private let configuration: URLSessionDataLoader.Configuration
+    private let logger: Logger
     private let entries = Locked<[Int: Entry]>([:])
 
-    init(configuration: URLSessionDataLoader.Configuration) {
+    init(configuration: URLSessionDataLoader.Configuration, logger: Logger) {
         self.configuration = configuration
+        self.logger = logger
     }
 
     func register(_ task: URLSessionTask, url: URL?, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
@@ -128,6 +134,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     private func fail(_ task: URLSessionTask, code: DataLoadingError.Code, message: String) {
         guard let entry = removeEntry(for: task) else { return }
         task.cancel()
+        logger.debug("load failed", metadata: ["url": "\(entry.url?.absoluteString ?? "")", "error": "\(message)"])
         entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message)))
     }
 
@@ -207,6 +214,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = removeEntry(for: task) else { return }
         guard let error else {
+            logger.debug("loaded", metadata: ["url": "\(entry.url?.absoluteString ?? "")", "bytes": "\(entry.received)"])
             entry.eventHandler(.finished)
             return
         }
@@ -217,6 +225,7 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             code = .connectionLost
             message = "the connection closed after \(entry.received) bytes of the body: \(message)"
         }
+        logger.debug("load failed", metadata: ["url": "\(entry.url?.absoluteString ?? "")", "error": "\(message)"])
         entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message, underlying: error)))
     }
 

@@ -8,9 +8,26 @@ import InMemoryLogging
 import Logging
 import LoopbackServer
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// `AsyncHTTPClientDataLoader` over a client the application owns.
+/// `AsyncHTTPClientDataLoader` over a client the application owns; both
+/// network loaders log through the logger they are given.
 @Suite struct InjectedHTTPClientTests {
+    @Test func theURLSessionLoaderLogsItsLoads() async throws {
+        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 4, height: 4))
+        let server = try await LoopbackServer.start(routes: ["/a.png": .ok(png, contentType: "image/png")])
+        let logs = InMemoryLogHandler()
+        var logger = Logger(label: "test") { _ in logs }
+        logger.logLevel = .debug
+        let loader = URLSessionDataLoader(logger: logger)
+        let (data, _) = try await loader.data(for: URLRequest(url: server.url("/a.png")))
+        #expect(data == png)
+        #expect(logs.entries.contains { $0.message.description == "loaded" && $0.metadata["bytes"]?.description == String(png.count) })
+        try await server.stop()
+    }
+
     @Test func theSharedClientLoadsAndOutlivesTheLoader() async throws {
         let png = try ImageEncoders.png().encode(TestImages.gradient(width: 10, height: 5))
         let server = try await LoopbackServer.start(routes: ["/a.png": .ok(png, contentType: "image/png")])
