@@ -70,7 +70,7 @@ public struct ImageServer<Context: RequestContext>: Sendable {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         context.logger.info("\(request.method) \(path) \(reply.status)", metadata: [
             "status": "\(reply.status)",
-            "bytes": "\(reply.body.count)",
+            "bytes": "\(request.method == .head ? 0 : reply.body.count)",
             "ms": "\(String(format: "%.1f", elapsed))",
             "outcome": "\(reply.outcome)",
         ])

@@ -73,6 +73,20 @@ struct Serve: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
+        if let cacheDir {
+            // Made (or found) now, so a bad folder stops the start instead
+            // of failing every write later.
+            var isFolder: ObjCBool = false
+            do {
+                try FileManager.default.createDirectory(atPath: cacheDir, withIntermediateDirectories: true)
+            } catch {
+                throw ValidationError("--cache-dir \(cacheDir) cannot be made: \(error.localizedDescription)")
+            }
+            guard FileManager.default.fileExists(atPath: cacheDir, isDirectory: &isFolder), isFolder.boolValue,
+                  FileManager.default.isWritableFile(atPath: cacheDir) else {
+                throw ValidationError("--cache-dir \(cacheDir) is not a writable folder.")
+            }
+        }
         let keys = try signingKeys()
         if unsigned && !keys.isEmpty { throw ValidationError("--unsigned and a signing key exclude each other.") }
         if !unsigned && keys.isEmpty {

@@ -145,6 +145,25 @@ import FoundationNetworking
         #expect(process.terminationStatus == 2)
     }
 
+    @Test func aCacheDirThatIsAFileIsAUsageError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-not-a-folder-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["serve", "--unsigned", "--port", "0", "--cache-dir", file.path]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(message.contains("--cache-dir"))
+        // The file is left as it was.
+        #expect(try Data(contentsOf: file) == Data("x".utf8))
+    }
+
     @Test func aPortInUseExitsOne() async throws {
         let first = try Running(["--unsigned"])
         let second = Process()
