@@ -56,10 +56,6 @@ extension ImageServerError {
             return
         }
         switch response.code {
-        case .unacceptableStatus where response.statusCode == 404 || response.statusCode == 410:
-            self.init(.sourceNotFound, "the source answered \(response.statusCode ?? 404)")
-        case .unacceptableStatus:
-            self.init(.sourceFailed, "the source answered \(response.statusCode.map(String.init) ?? "an error status")")
         case .unacceptableContentType:
             self.init(.sourceNotAnImage, "the source is not an image (Content-Type \(response.contentType ?? "missing"))")
         default:

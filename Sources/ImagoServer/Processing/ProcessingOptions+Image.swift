@@ -34,12 +34,16 @@ extension ProcessingOptions {
     /// - Returns: The format, and whether it depended on `Accept` (then the
     ///   response must say `Vary: Accept`).
     public func outputFormat(source: ImageFormat?, accept: String?, automaticWebP: Bool) -> (format: OutputFormat, variesWithAccept: Bool) {
+        let requested = requestedFormat(accept: accept, automaticWebP: automaticWebP)
+        return (requested.format ?? Self.format(following: source), requested.variesWithAccept)
+    }
+
+    /// What the request alone decides of ``outputFormat(source:accept:automaticWebP:)``,
+    /// before the source is loaded: the format, or `nil` to follow the source's.
+    func requestedFormat(accept: String?, automaticWebP: Bool) -> (format: OutputFormat?, variesWithAccept: Bool) {
         if let format { return (format, false) }
-        if automaticWebP {
-            if Self.accepts("image/webp", in: accept) { return (.webp, true) }
-            return (Self.format(of: source), true)
-        }
-        return (Self.format(of: source), false)
+        guard automaticWebP else { return (nil, false) }
+        return (Self.accepts("image/webp", in: accept) ? .webp : nil, true)
     }
 
     /// The encoder for `format` at this path's quality (the server's
@@ -53,7 +57,8 @@ extension ProcessingOptions {
         }
     }
 
-    private static func format(of source: ImageFormat?) -> OutputFormat {
+    /// The output format for a source of `source`'s format.
+    static func format(following source: ImageFormat?) -> OutputFormat {
         switch source {
         case .png?, .gif?: .png
         case .webp?: .webp

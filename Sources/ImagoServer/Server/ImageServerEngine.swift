@@ -71,7 +71,7 @@ final class ImageServerEngine: Sendable {
         let parsed = try ImageServerPath(parsing: path)
         try checkSignature(of: parsed)
         try configuration.sourcePolicy.check(parsed.source)
-        let choice = outputChoice(for: parsed.options, accept: accept)
+        let choice = parsed.options.requestedFormat(accept: accept, automaticWebP: configuration.automaticWebP)
         var chosen = parsed.options
         chosen.format = choice.format
         let options = chosen
@@ -108,31 +108,18 @@ final class ImageServerEngine: Sendable {
         guard valid else { throw ImageServerError(.badSignature, "the signature does not match the path") }
     }
 
-    /// The format asked for (by the path, or WebP by `Accept`), or `nil` for the source's.
-    private func outputChoice(for options: ProcessingOptions, accept: String?) -> (format: ProcessingOptions.OutputFormat?, variesWithAccept: Bool) {
-        if let format = options.format { return (format, false) }
-        guard configuration.automaticWebP else { return (nil, false) }
-        return (ProcessingOptions.accepts("image/webp", in: accept) ? .webp : nil, true)
-    }
-
     /// Loads, processes and encodes one output; keeps it before the job ends,
     /// so a request that arrives after finds it kept.
     private func render(_ source: URL, options: ProcessingOptions, key: String) async -> Result<RenderedImage, ImageServerError> {
-        let response: ImageResponse
-        do {
-            response = try await pipeline.image(for: ImageRequest(url: source, thumbnail: decodeHint(for: options)))
-        } catch {
-            let failure = ImageServerError(answering: error)
-            metrics.failed(failure)
-            return .failure(failure)
-        }
-        let loaded = DispatchTime.now().uptimeNanoseconds
         let maximumSide = configuration.maximumOutputSide
         let defaultQuality = configuration.defaultQuality
         do {
+            let response = try await pipeline.image(for: ImageRequest(url: source, thumbnail: decodeHint(for: options)))
+            let loaded = DispatchTime.now().uptimeNanoseconds
             let (data, format) = try await workers.run { () throws -> (Data, ProcessingOptions.OutputFormat) in
                 let image = options.apply(to: response.image, maximumSide: maximumSide)
-                let format = options.outputFormat(source: response.format, accept: nil, automaticWebP: false).format
+                // `options.format` is set unless the output follows the source.
+                let format = options.format ?? ProcessingOptions.format(following: response.format)
                 return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
             }
             let finished = DispatchTime.now().uptimeNanoseconds
@@ -156,18 +143,17 @@ final class ImageServerEngine: Sendable {
     }
 
     /// A size to decode to, so JPEG's DCT scaling does most of the work: the
-    /// box itself for `fit`, a box the result covers otherwise; no hint when
-    /// a side is free and the other is too.
+    /// box itself for `fit` or a box with a free side, a box the result
+    /// covers otherwise; no hint when both sides are free.
     private func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
         guard options.width > 0 || options.height > 0 else { return nil }
         let unbounded = 1 << 30
-        let width = options.width > 0 ? options.width : unbounded
-        let height = options.height > 0 ? options.height : unbounded
-        switch options.resizingType {
-        case .fit: return Thumbnail(width: width, height: height, mode: .fit)
-        case _ where options.width == 0 || options.height == 0: return Thumbnail(width: width, height: height, mode: .fit)
-        default: return Thumbnail(width: width, height: height, mode: .fill)
-        }
+        let fits = options.resizingType == .fit || options.width == 0 || options.height == 0
+        return Thumbnail(
+            width: options.width > 0 ? options.width : unbounded,
+            height: options.height > 0 ? options.height : unbounded,
+            mode: fits ? .fit : .fill
+        )
     }
 
     private func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, ifNoneMatch: String?, outcome: String) -> ImageServerReply {

@@ -131,6 +131,31 @@ import FoundationNetworking
         ["--unsigned", "--port", "70000"],
     ])
     func usageErrorsExitTwo(arguments: [String]) throws {
+        #expect(try Self.serveToExit(arguments).status == 2)
+    }
+
+    @Test func aCacheDirThatIsAFileIsAUsageError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-not-a-folder-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try Self.serveToExit(["--unsigned", "--port", "0", "--cache-dir", file.path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--cache-dir"))
+        // The file is left as it was.
+        #expect(try Data(contentsOf: file) == Data("x".utf8))
+    }
+
+    @Test func aPortInUseExitsOne() async throws {
+        let first = try Running(["--unsigned"])
+        let second = try Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])
+        #expect(second.status == 1)
+        #expect(second.stderr.lowercased().contains("address already in use"), "\(second.stderr)")
+        #expect(first.stop() == 0)
+    }
+
+    /// Runs `imago serve ARGUMENTS` that is expected to stop by itself (a
+    /// usage error, a port in use), without IMAGO_KEY or IMAGO_SALT.
+    static func serveToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = CLITests.binary
         process.arguments = ["serve"] + arguments
@@ -138,45 +163,12 @@ import FoundationNetworking
         environment["IMAGO_KEY"] = nil
         environment["IMAGO_SALT"] = nil
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
-    }
-
-    @Test func aCacheDirThatIsAFileIsAUsageError() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-not-a-folder-\(UUID().uuidString)")
-        try Data("x".utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = CLITests.binary
-        process.arguments = ["serve", "--unsigned", "--port", "0", "--cache-dir", file.path]
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
-        #expect(message.contains("--cache-dir"))
-        // The file is left as it was.
-        #expect(try Data(contentsOf: file) == Data("x".utf8))
-    }
-
-    @Test func aPortInUseExitsOne() async throws {
-        let first = try Running(["--unsigned"])
-        let second = Process()
-        second.executableURL = CLITests.binary
-        second.arguments = ["serve", "--unsigned", "--no-cache", "--port", String(first.port)]
-        let errors = Pipe()
-        second.standardOutput = FileHandle.nullDevice
-        second.standardError = errors
-        try second.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        second.waitUntilExit()
-        #expect(second.terminationStatus == 1)
-        #expect(message.lowercased().contains("address already in use"), "\(message)")
-        #expect(first.stop() == 0)
+        return (process.terminationStatus, message)
     }
 }

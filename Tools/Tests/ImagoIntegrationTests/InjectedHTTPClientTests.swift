@@ -15,12 +15,18 @@ import FoundationNetworking
 /// `AsyncHTTPClientDataLoader` over a client the application owns; both
 /// network loaders log through the logger they are given.
 @Suite struct InjectedHTTPClientTests {
-    @Test func theURLSessionLoaderLogsItsLoads() async throws {
-        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 4, height: 4))
-        let server = try await LoopbackServer.start(routes: ["/a.png": .ok(png, contentType: "image/png")])
-        let logs = InMemoryLogHandler()
-        var logger = Logger(label: "test") { _ in logs }
+    let png = try! ImageEncoders.png().encode(TestImages.gradient(width: 10, height: 5))
+    let logs = InMemoryLogHandler()
+
+    /// A debug-level logger into ``logs``.
+    var logger: Logger {
+        var logger = Logger(label: "test") { [logs] _ in logs }
         logger.logLevel = .debug
+        return logger
+    }
+
+    @Test func theURLSessionLoaderLogsItsLoads() async throws {
+        let server = try await LoopbackServer.start(routes: ["/a.png": .ok(png, contentType: "image/png")])
         let loader = URLSessionDataLoader(logger: logger)
         let (data, _) = try await loader.data(for: URLRequest(url: server.url("/a.png")))
         #expect(data == png)
@@ -29,11 +35,7 @@ import FoundationNetworking
     }
 
     @Test func theSharedClientLoadsAndOutlivesTheLoader() async throws {
-        let png = try ImageEncoders.png().encode(TestImages.gradient(width: 10, height: 5))
         let server = try await LoopbackServer.start(routes: ["/a.png": .ok(png, contentType: "image/png")])
-        let logs = InMemoryLogHandler()
-        var logger = Logger(label: "test") { _ in logs }
-        logger.logLevel = .debug
         do {
             var configuration = ImagePipeline.Configuration.withCodecs
             configuration.dataLoader = AsyncHTTPClientDataLoader(client: HTTPClient.shared, logger: logger)
