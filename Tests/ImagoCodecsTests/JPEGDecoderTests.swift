@@ -83,17 +83,20 @@ import Testing
     }
 
     @Test func cropThumbnailLetsTheCodecScaleWhileDecoding() throws {
-        // 640x480 cropped to 50x50 covers 67x50: the table is asked for a longer side of 67,
-        // so libjpeg-turbo decodes at 1/8 (80x60) instead of full size.
-        let spy = Locked<Int?>(nil)
+        // 640x480 cropped to 50x50 covers 67x50: the table gets the crop box unchanged,
+        // and libjpeg-turbo decodes at 1/8 (80x60), the smallest scale covering 67, instead of full size.
+        let spy = Locked<(Thumbnail?, Int, Int)?>(nil)
         var functions = CodecFunctions.jpeg
         functions.makeImage = { opened, index, options in
-            spy.withLock { $0 = options.maximumPixelSize }
-            return try CodecFunctions.jpeg.makeImage(opened, index, options)
+            let image = try CodecFunctions.jpeg.makeImage(opened, index, options)
+            spy.withLock { $0 = (options.thumbnail, image.width, image.height) }
+            return image
         }
+        let box = Thumbnail(width: 50, height: 50, mode: .crop)
         let image = try CodecDecoder(format: .jpeg, functions: functions)
-            .decode(try Fixtures.data("jpeg/large.jpg"), options: ImageDecodingOptions(thumbnail: Thumbnail(width: 50, height: 50, mode: .crop)))
-        #expect(spy.withLock { $0 } == 67)
+            .decode(try Fixtures.data("jpeg/large.jpg"), options: ImageDecodingOptions(thumbnail: box))
+        let seen = try #require(spy.withLock { $0 })
+        #expect(seen.0 == box && seen.1 == 80 && seen.2 == 60)
         #expect(image.width == 50 && image.height == 50)
     }
 

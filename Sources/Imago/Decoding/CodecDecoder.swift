@@ -14,11 +14,13 @@ import Foundation
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
 ///    This is the one place those limits are decided; the tables rely on it.
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
-///    ``ImageDecodingError/Code/couldNotProduceImage``. Its image is returned
-///    unchanged, except that with a ``ImageDecodingOptions/thumbnail`` an
-///    image still larger than the thumbnail (the table may already have
-///    scaled it down, as JPEG's DCT scaling does) is resized, and cropped for
-///    ``ResizeMode/crop``.
+///    ``ImageDecodingError/Code/couldNotProduceImage``. The table gets the
+///    options unchanged and may use the ``ImageDecodingOptions/thumbnail``
+///    to scale while decoding (JPEG's DCT scaling, libwebp's scaler, PNG
+///    rows downscaled as they are decoded). Its image is returned unchanged,
+///    except that an image still larger than the thumbnail's
+///    ``Thumbnail/scaledSize(width:height:)`` is resized, and one larger
+///    than the box is cropped for ``ResizeMode/crop``.
 ///
 /// The table's own errors are kept, unchanged, as ``ImageDecodingError/underlying``.
 public struct CodecDecoder: ImageDecoding {
@@ -57,19 +59,9 @@ public struct CodecDecoder: ImageDecoding {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let opened = try open(data, options: options)
         try check(opened, options: options)
-        // The options reach the table unchanged, except that a thumbnail the
-        // table cannot read as a longer-side bound (a crop, a fill, a
-        // non-square box) is turned into one: the size that still covers it
-        // in either orientation (EXIF may turn the image).
-        var tableOptions = options
-        if let thumbnail = options.thumbnail, options.maximumPixelSize == nil {
-            let straight = thumbnail.scaledSize(width: opened.width, height: opened.height)
-            let turned = thumbnail.scaledSize(width: opened.height, height: opened.width)
-            tableOptions.maximumPixelSize = max(straight.width, straight.height, turned.width, turned.height)
-        }
         let image: Image
         do {
-            image = try opened.state(options.frameIndex, tableOptions)   // the table's makeImage, bound to its state
+            image = try opened.state(options.frameIndex, options)   // the table's makeImage, bound to its state
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }

@@ -37,5 +37,15 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
         return (max(1, Int((Double(imageWidth) * scale).rounded())), max(1, Int((Double(imageHeight) * scale).rounded())))
     }
 
+    /// The longest side of ``scaledSize(width:height:)`` for an image of
+    /// `width` x `height`, in either orientation: a bound for decoders that
+    /// scale by the longer side and may turn the image upright afterwards
+    /// (JPEG with an EXIF orientation).
+    package func longerSideCoveringEitherOrientation(width imageWidth: Int, height imageHeight: Int) -> Int {
+        let straight = scaledSize(width: imageWidth, height: imageHeight)
+        let turned = scaledSize(width: imageHeight, height: imageWidth)
+        return max(straight.width, straight.height, turned.width, turned.height)
+    }
+
     public var description: String { "\(width)x\(height),\(mode.rawValue)" }
 }

@@ -9,10 +9,10 @@ extension CodecFunctions where State == JPEGState {
     /// `open` reads the frame header and the EXIF orientation. `makeImage`
     /// decodes grayscale JPEGs to `gray8` and everything else to `rgb8`
     /// (CMYK and YCCK are converted, assuming Adobe's inverted CMYK), then
-    /// turns the image upright as its EXIF orientation says. With
-    /// ``ImageDecodingOptions/maximumPixelSize`` it uses libjpeg-turbo's DCT
+    /// turns the image upright as its EXIF orientation says. With a
+    /// ``ImageDecodingOptions/thumbnail`` it uses libjpeg-turbo's DCT
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
-    /// whose result still covers that size. A corrupt-data *warning* (such as
+    /// whose result still covers the thumbnail in either orientation. A corrupt-data *warning* (such as
     /// a truncated scan) still yields the image, as browsers show it.
     public static var jpeg: CodecFunctions<JPEGState> {
         CodecFunctions(
@@ -24,7 +24,8 @@ extension CodecFunctions where State == JPEGState {
             },
             makeImage: { opened, _, options in
                 let state = opened.state
-                let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: options.maximumPixelSize)
+                let bound = options.thumbnail?.longerSideCoveringEitherOrientation(width: opened.width, height: opened.height)
+                let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: bound)
                 let image = try TurboJPEG.withDecompressor { decompressor in
                     try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
                                                 fast: size.width < opened.width)

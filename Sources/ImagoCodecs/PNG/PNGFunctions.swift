@@ -13,15 +13,24 @@ extension CodecFunctions where State == PNGState {
     /// than the header ``CodecDecoder`` approved (a defence in depth: the
     /// pixel limit itself is decided by ``CodecDecoder``). CRC errors fail,
     /// including those of the chunks after the image data.
+    ///
+    /// With a ``ImageDecodingOptions/thumbnail`` smaller than the image, a
+    /// non-interlaced PNG is decoded row by row and each row downscaled as it
+    /// arrives, so the full-size bitmap never exists: the memory is the
+    /// thumbnail plus a few rows. The result is the same, bit for bit, as a
+    /// full decode followed by ``Image/resized(width:height:)``. Interlaced
+    /// (Adam7) PNGs deliver rows out of order and are decoded in full.
     public static var png: CodecFunctions<PNGState> {
         CodecFunctions(
             open: { data, _ in
                 let header = try SpngContext.withContext(data) { context in try context.header() }
                 return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: PNGState(data: data))
             },
-            makeImage: { opened, _, _ in
+            makeImage: { opened, _, options in
                 let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
-                return try SpngContext.withContext(opened.state.data, imageLimits: limits) { context in try context.decode() }
+                return try SpngContext.withContext(opened.state.data, imageLimits: limits) { context in
+                    if let thumbnail = options.thumbnail { try context.decode(scaledTo: thumbnail) } else { try context.decode() }
+                }
             }
         )
     }
@@ -81,35 +90,78 @@ struct SpngContext: ~Copyable {
     /// Decodes the whole image.
     func decode() throws -> Image {
         let header = try header()
+        let format = try outputFormat()
+        var size = 0
+        try Self.check(spng_decoded_image_size(context, format.spng, &size))
+        let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            try Self.check(spng_decode_image(context, buffer.baseAddress, size, format.spng, Int32(SPNG_DECODE_TRNS.rawValue)))
+            count = size
+        }
+        try checkTrailingChunks()
+        return Image(width: Int(header.width), height: Int(header.height), pixelFormat: format.pixelFormat, pixels: pixels)
+    }
+
+    /// Decodes the image scaled to `thumbnail`'s
+    /// ``Thumbnail/scaledSize(width:height:)``, row by row, each row
+    /// downscaled as libspng produces it; interlaced images, whose rows come
+    /// out of order, and images no larger than the thumbnail are decoded whole.
+    func decode(scaledTo thumbnail: Thumbnail) throws -> Image {
+        let header = try header()
+        let width = Int(header.width), height = Int(header.height)
+        let scaled = thumbnail.scaledSize(width: width, height: height)
+        guard header.interlace_method == 0, scaled.width < width || scaled.height < height else { return try decode() }
+        let format = try outputFormat()
+        var size = 0
+        try Self.check(spng_decoded_image_size(context, format.spng, &size))
+        let rowBytes = size / height
+        let progressive = Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)
+        try Self.check(spng_decode_image(context, nil, 0, format.spng, progressive))
+        let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
+        defer { row.deallocate() }
+        let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format.pixelFormat, width: scaled.width, height: scaled.height)
+        let pixels = try plan.makePixels { resampler in
+            // libspng returns SPNG_EOI with the last row written, 0 with the others.
+            var status = Int32(SPNG_OK.rawValue)
+            while status == Int32(SPNG_OK.rawValue) {
+                status = spng_decode_row(context, row, rowBytes)
+                guard status == Int32(SPNG_OK.rawValue) || status == Int32(SPNG_EOI.rawValue) else { throw CodecError.libspng(status) }
+                guard !resampler.isComplete else {
+                    throw CodecError.libspng(Int32(SPNG_EINTERNAL.rawValue), detail: "more rows than the header's height")
+                }
+                resampler.append(row: row)
+            }
+            guard resampler.isComplete else {
+                throw CodecError.libspng(Int32(SPNG_EINTERNAL.rawValue), detail: "fewer rows than the header's height")
+            }
+        }
+        try checkTrailingChunks()
+        return Image(width: scaled.width, height: scaled.height, pixelFormat: format.pixelFormat, pixels: pixels)
+    }
+
+    /// RGBA8 when the image has alpha or a `tRNS` chunk, otherwise RGB8.
+    private func outputFormat() throws -> (spng: Int32, pixelFormat: PixelFormat) {
+        let header = try header()
         var transparency = spng_trns()
         let transparencyStatus = spng_get_trns(context, &transparency)
         if transparencyStatus != Int32(SPNG_ECHUNKAVAIL.rawValue) { try Self.check(transparencyStatus) }
-        let hasTransparencyChunk = transparencyStatus == Int32(SPNG_OK.rawValue)
         let colorType = Int(header.color_type)
         let hasAlpha = colorType == Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
             || colorType == Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
-            || hasTransparencyChunk
-        let format = hasAlpha ? SPNG_FMT_RGBA8 : SPNG_FMT_RGB8
-        var size = 0
-        try Self.check(spng_decoded_image_size(context, Int32(format.rawValue), &size))
-        let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            try Self.check(spng_decode_image(context, buffer.baseAddress, size, Int32(format.rawValue), Int32(SPNG_DECODE_TRNS.rawValue)))
-            count = size
-        }
-        // libspng checks the CRC of the last IDAT chunk, and the chunks after it,
-        // only when they are read: reading one of them (tIME) makes a broken
-        // checksum or a missing IEND an error instead of a silent success.
+            || transparencyStatus == Int32(SPNG_OK.rawValue)
+        return hasAlpha ? (Int32(SPNG_FMT_RGBA8.rawValue), .rgba8) : (Int32(SPNG_FMT_RGB8.rawValue), .rgb8)
+    }
+
+    /// Reads the chunks after the image data.
+    ///
+    /// libspng checks the CRC of the last IDAT chunk, and the chunks after
+    /// it, only when they are read: reading one of them (tIME) makes a broken
+    /// checksum or a missing IEND an error instead of a silent success.
+    private func checkTrailingChunks() throws {
         var time = spng_time()
         let trailing = spng_get_time(context, &time)
         if trailing != 0 && trailing != Int32(SPNG_ECHUNKAVAIL.rawValue) {
             try Self.check(trailing)
         }
-        return Image(
-            width: Int(header.width),
-            height: Int(header.height),
-            pixelFormat: hasAlpha ? .rgba8 : .rgb8,
-            pixels: pixels
-        )
     }
 
     /// Throws the ``CodecError`` for `status` unless it is `SPNG_OK`.

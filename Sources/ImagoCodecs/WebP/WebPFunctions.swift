@@ -17,9 +17,10 @@ extension CodecFunctions where State == WebPState {
     /// the file's loop count (`0` = forever). With a frame index, the frames
     /// before it are decoded to composite it, and a one-frame image is
     /// returned with that frame's duration and the file's loop count.
-    /// With ``ImageDecodingOptions/maximumPixelSize``, a still image is scaled
-    /// by libwebp while decoding; animations are decoded at full size and
-    /// ``CodecDecoder`` resizes them.
+    /// With a ``ImageDecodingOptions/thumbnail``, a still image is scaled by
+    /// libwebp while decoding, to the thumbnail's
+    /// ``Thumbnail/scaledSize(width:height:)``; animations are decoded at
+    /// full size and ``CodecDecoder`` resizes them.
     ///
     /// Errors are ``CodecError`` values with `library == "libwebp"`.
     ///
@@ -39,8 +40,9 @@ extension CodecFunctions where State == WebPState {
                     return try WebPAnimation.decode(state, animation: animation, frameIndex: frameIndex)
                 }
                 // A thumbnail of a still image: let libwebp scale while decoding.
-                if let longer = options.maximumPixelSize, max(state.width, state.height) > longer {
-                    return try state.decodeStill(scaledTo: Thumbnail(maximumPixelSize: longer).scaledSize(width: state.width, height: state.height))
+                if let thumbnail = options.thumbnail {
+                    let size = thumbnail.scaledSize(width: state.width, height: state.height)
+                    if size.width < state.width || size.height < state.height { return try state.decodeStill(scaledTo: size) }
                 }
                 return try state.decodeStill()
             }

@@ -1,0 +1,228 @@
+/// How to resample images of one size and pixel format to another: the
+/// weights of both axes, computed once and shared by every frame.
+///
+/// ``Image/resized(width:height:)`` is built on it, and so are the decoders
+/// that downscale rows as they decode them, so a streamed thumbnail is the
+/// same, bit for bit, as a full decode followed by a resize.
+package struct ResamplingPlan: Sendable {
+    /// The size of the images this plan reads.
+    package let sourceWidth: Int, sourceHeight: Int
+    /// The size of the images this plan makes.
+    package let width: Int, height: Int
+    /// The pixel format of both.
+    package let format: PixelFormat
+    let horizontal: ResamplingContributions
+    let vertical: ResamplingContributions
+    /// For each output row, the first and last input rows it is made of.
+    let firstRow: [Int], lastRow: [Int]
+    /// The most output rows that are being summed at once.
+    let openRows: Int
+
+    /// A plan from `sourceWidth` x `sourceHeight` to `width` x `height`, all at least 1.
+    package init(sourceWidth: Int, sourceHeight: Int, format: PixelFormat, width: Int, height: Int) {
+        precondition(sourceWidth > 0 && sourceHeight > 0 && width > 0 && height > 0, "a resampling needs non-empty sizes")
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.width = width
+        self.height = height
+        self.format = format
+        horizontal = ResamplingContributions(from: sourceWidth, to: width)
+        vertical = ResamplingContributions(from: sourceHeight, to: height)
+        (firstRow, lastRow) = vertical.nonZeroSpans
+        // Both bounds only grow with the output row, so the rows open at
+        // input row r are a run: those that started and have not ended.
+        var most = 1, ended = 0, started = 0
+        for row in 0..<sourceHeight {
+            while ended < height && lastRow[ended] < row { ended += 1 }
+            while started < height && firstRow[started] <= row { started += 1 }
+            most = max(most, started - ended)
+        }
+        openRows = most
+    }
+
+    /// The size of the output in bytes.
+    package var byteCount: Int { width * height * format.bytesPerPixel }
+
+    /// Makes the output pixels: `body` appends every source row, top to
+    /// bottom, to the resampler it is given.
+    ///
+    /// - Precondition: `body` appends all `sourceHeight` rows or throws.
+    package func makePixels(_ body: (inout RowResampler) throws -> Void) rethrows -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
+            var resampler = RowResampler(plan: self, output: buffer.baseAddress!)
+            try body(&resampler)
+            precondition(resampler.isComplete, "a resampler needs every source row")
+            count = byteCount
+        }
+    }
+
+    /// `pixels`, whose rows are `bytesPerRow` apart, resampled.
+    func resample(_ pixels: [UInt8], bytesPerRow: Int) -> [UInt8] {
+        pixels.withUnsafeBufferPointer { input in
+            makePixels { resampler in
+                for row in 0..<sourceHeight { resampler.append(row: input.baseAddress! + row * bytesPerRow) }
+            }
+        }
+    }
+}
+
+/// Resamples an image that arrives one row at a time, top to bottom, into
+/// an output buffer, holding a few rows of sums instead of the image.
+///
+/// Each row is first resampled horizontally (weighted by alpha, so
+/// transparent pixels do not bleed), then added, with its weight, to every
+/// output row it contributes to; an output row is written as soon as its
+/// last input row has arrived. The sums happen in the same order as a
+/// two-pass resampler's, so the result does not depend on how the rows
+/// were delivered.
+package struct RowResampler: ~Copyable {
+    private let plan: ResamplingPlan
+    private let output: UnsafeMutablePointer<UInt8>
+    /// One input row, resampled horizontally.
+    private let rowSums: UnsafeMutablePointer<Float>
+    /// `plan.openRows` output rows being summed, by output row modulo that count.
+    private let accumulators: UnsafeMutablePointer<Float>
+    private let rowFloats: Int
+    private var nextRow = 0
+    private var firstOpenRow = 0
+
+    init(plan: ResamplingPlan, output: UnsafeMutablePointer<UInt8>) {
+        self.plan = plan
+        self.output = output
+        rowFloats = plan.width * plan.format.bytesPerPixel
+        rowSums = .allocate(capacity: rowFloats)
+        accumulators = .allocate(capacity: rowFloats * plan.openRows)
+    }
+
+    deinit {
+        rowSums.deallocate()
+        accumulators.deallocate()
+    }
+
+    /// Whether every source row has been appended (and so every output row written).
+    package var isComplete: Bool { nextRow == plan.sourceHeight }
+
+    /// Adds the next source row: `sourceWidth` pixels in the plan's format.
+    ///
+    /// - Precondition: fewer than `sourceHeight` rows were appended before.
+    package mutating func append(row: UnsafePointer<UInt8>) {
+        precondition(nextRow < plan.sourceHeight, "more rows than the source has")
+        let inputRow = nextRow
+        nextRow += 1
+        resampleHorizontally(row)
+        let rowFloats = rowFloats, rowSums = rowSums
+        plan.vertical.weights.withUnsafeBufferPointer { weights in
+            plan.vertical.starts.withUnsafeBufferPointer { starts in
+                plan.firstRow.withUnsafeBufferPointer { firstRow in
+                    let taps = plan.vertical.taps
+                    var outputRow = firstOpenRow
+                    while outputRow < plan.height && firstRow[outputRow] <= inputRow {
+                        let sums = accumulators + (outputRow % plan.openRows) * rowFloats
+                        if firstRow[outputRow] == inputRow { sums.update(repeating: 0, count: rowFloats) }
+                        let weight = weights[outputRow * taps + inputRow - starts[outputRow]]
+                        if weight != 0 {
+                            for i in 0..<rowFloats { sums[i] += rowSums[i] * weight }
+                        }
+                        outputRow += 1
+                    }
+                }
+            }
+        }
+        while firstOpenRow < plan.height && plan.lastRow[firstOpenRow] <= inputRow {
+            writeRow(firstOpenRow)
+            firstOpenRow += 1
+        }
+    }
+
+    /// One finished output row to bytes, un-premultiplied.
+    private func writeRow(_ outputRow: Int) {
+        let sums = accumulators + (outputRow % plan.openRows) * rowFloats
+        let outRow = output + outputRow * rowFloats
+        let channels = plan.format.bytesPerPixel
+        guard plan.format.hasAlpha else {
+            for i in 0..<rowFloats { outRow[i] = Self.clampToByte(sums[i]) }
+            return
+        }
+        let alpha = channels - 1
+        for x in 0..<plan.width {
+            let base = x * channels
+            let a = sums[base + alpha]
+            for c in 0..<alpha {
+                outRow[base + c] = a > 0 ? Self.clampToByte(sums[base + c] / a) : 0
+            }
+            outRow[base + alpha] = Self.clampToByte(a)
+        }
+    }
+
+    /// `input` to `plan.width` columns in `rowSums`, premultiplied by alpha.
+    /// RGB and RGBA (nearly every image) have loops of their own with the
+    /// sums in registers; other formats take the general loop.
+    private func resampleHorizontally(_ input: UnsafePointer<UInt8>) {
+        let mid = rowSums
+        let outWidth = plan.width, taps = plan.horizontal.taps
+        let channels = plan.format.bytesPerPixel
+        plan.horizontal.weights.withUnsafeBufferPointer { weights in
+            plan.horizontal.starts.withUnsafeBufferPointer { starts in
+                var out = 0
+                var weight = 0
+                switch plan.format {
+                case .rgb8:
+                    for x in 0..<outWidth {
+                        var source = starts[x] * 3
+                        var (r, g, b): (Float, Float, Float) = (0, 0, 0)
+                        for _ in 0..<taps {
+                            let w = weights[weight]
+                            r += Float(input[source]) * w
+                            g += Float(input[source + 1]) * w
+                            b += Float(input[source + 2]) * w
+                            source += 3
+                            weight += 1
+                        }
+                        mid[out] = r; mid[out + 1] = g; mid[out + 2] = b
+                        out += 3
+                    }
+                case .rgba8:
+                    for x in 0..<outWidth {
+                        var source = starts[x] * 4
+                        var (r, g, b, a): (Float, Float, Float, Float) = (0, 0, 0, 0)
+                        for _ in 0..<taps {
+                            let weighted = Float(input[source + 3]) * weights[weight]
+                            r += Float(input[source]) * weighted
+                            g += Float(input[source + 1]) * weighted
+                            b += Float(input[source + 2]) * weighted
+                            a += weighted
+                            source += 4
+                            weight += 1
+                        }
+                        mid[out] = r; mid[out + 1] = g; mid[out + 2] = b; mid[out + 3] = a
+                        out += 4
+                    }
+                case .gray8, .grayAlpha8:
+                    let alpha = plan.format.hasAlpha ? channels - 1 : -1
+                    mid.update(repeating: 0, count: rowFloats)
+                    for x in 0..<outWidth {
+                        var source = starts[x] * channels
+                        for _ in 0..<taps {
+                            let w = weights[weight]
+                            if alpha >= 0 {
+                                let a = Float(input[source + alpha]) * w
+                                for c in 0..<alpha { mid[out + c] += Float(input[source + c]) * a }
+                                mid[out + alpha] += a
+                            } else {
+                                for c in 0..<channels { mid[out + c] += Float(input[source + c]) * w }
+                            }
+                            source += channels
+                            weight += 1
+                        }
+                        out += channels
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func clampToByte(_ value: Float) -> UInt8 {
+        UInt8(min(255, max(0, value + 0.5)))
+    }
+}

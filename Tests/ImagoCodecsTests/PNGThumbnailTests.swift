@@ -1,0 +1,87 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// PNG thumbnails are decoded row by row and downscaled as the rows arrive.
+/// They must equal, bit for bit, a full decode followed by the resize and
+/// crop ``CodecDecoder`` applies, and fail exactly as a full decode fails.
+@Suite struct PNGThumbnailTests {
+    static let thumbnails = [
+        Thumbnail(maximumPixelSize: 16), Thumbnail(maximumPixelSize: 1), Thumbnail(width: 7, height: 3),
+        Thumbnail(width: 10, height: 20, mode: .fill), Thumbnail(width: 10, height: 20, mode: .crop),
+        Thumbnail(width: 1, height: 1, mode: .crop), Thumbnail(width: 31, height: 33, mode: .crop),
+    ]
+
+    let decoder = ImageDecoders.png()
+
+    @Test(arguments: PNGDecoderTests.validFiles)
+    func suiteThumbnailsEqualAFullDecodeResized(name: String) throws {
+        let data = try Fixtures.data("pngsuite/\(name)")
+        let full = try decoder.decode(data)
+        for thumbnail in Self.thumbnails {
+            let streamed = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
+            #expect(streamed == Self.expected(full, thumbnail), "\(name) \(thumbnail)")
+        }
+    }
+
+    @Test(arguments: [(PixelFormat.rgb8, 640, 480), (.rgba8, 333, 517), (.rgb8, 1, 300), (.rgba8, 300, 1)])
+    func largerImagesStreamToTheSameThumbnail(format: PixelFormat, width: Int, height: Int) throws {
+        let source = Self.noise(width: width, height: height, format: format)
+        let data = try ImageEncoders.png(compressionLevel: 1).encode(source)
+        #expect(try decoder.decode(data) == source)
+        for thumbnail in Self.thumbnails + [Thumbnail(maximumPixelSize: 256), Thumbnail(width: 256, height: 100, mode: .fill)] {
+            let streamed = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
+            #expect(streamed == Self.expected(source, thumbnail), "\(width)x\(height) \(format) \(thumbnail)")
+        }
+    }
+
+    @Test(arguments: PNGDecoderTests.corruptFiles)
+    func corruptSuiteFilesFailAsThumbnailsToo(name: String) throws {
+        let data = try Fixtures.data("pngsuite/\(name)")
+        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 4)) }
+        let decoding = try #require(error as? ImageDecodingError, "\(name): \(String(describing: error))")
+        #expect(decoding.underlying is CodecError)
+    }
+
+    @Test func brokenChecksumAfterTheImageDataFailsTheThumbnail() throws {
+        var bytes = [UInt8](try ImageEncoders.png().encode(TestImages.gradient(width: 64, height: 48)))
+        bytes[bytes.count - 1] ^= 0xFF   // IEND's CRC
+        let data = Data(bytes)
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(maximumPixelSize: 8)] {
+            let error = caughtError { try decoder.decode(data, options: options) }
+            #expect((error as? ImageDecodingError)?.underlying is CodecError, "\(options): \(String(describing: error))")
+        }
+    }
+
+    @Test func truncatedImageDataFailsTheThumbnail() throws {
+        let bytes = [UInt8](try ImageEncoders.png(compressionLevel: 1).encode(Self.noise(width: 200, height: 150, format: .rgb8)))
+        let data = Data(bytes.prefix(bytes.count / 2))
+        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 32)) }
+        #expect((error as? ImageDecodingError)?.code == .couldNotProduceImage, "\(String(describing: error))")
+    }
+
+    /// What ``CodecDecoder`` makes of a full decode: resized to the
+    /// thumbnail's scaled size, then centre-cropped for `.crop`.
+    static func expected(_ full: Image, _ thumbnail: Thumbnail) -> Image {
+        let scaled = thumbnail.scaledSize(width: full.width, height: full.height)
+        var image = full
+        if full.width > scaled.width || full.height > scaled.height {
+            image = full.resized(width: min(scaled.width, full.width), height: min(scaled.height, full.height))
+        }
+        if thumbnail.mode == .crop && (image.width > thumbnail.width || image.height > thumbnail.height) {
+            let width = min(image.width, thumbnail.width), height = min(image.height, thumbnail.height)
+            image = image.cropped(x: (image.width - width) / 2, y: (image.height - height) / 2, width: width, height: height)
+        }
+        return image
+    }
+
+    /// Random pixels, fully random alpha included, so any mistake in the
+    /// weighting shows.
+    static func noise(width: Int, height: Int, format: PixelFormat) -> Image {
+        var generator = SeededGenerator(seed: UInt64(width * 7919 + height))
+        let pixels = (0..<width * height * format.bytesPerPixel).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Image(width: width, height: height, pixelFormat: format, pixels: pixels)
+    }
+}
