@@ -81,6 +81,12 @@ let package = Package(
             pkgConfig: "libwebpdemux",
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
+        // libdeflate: whole-buffer inflate and checksums for PNG's fast path.
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
+        ),
         // giflib ships a pkg-config file only in recent releases; its header is on the default path.
         .systemLibrary(
             name: "CGif",
@@ -89,7 +95,7 @@ let package = Package(
         // JPEG, PNG, GIF and WebP decoders and encoders over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CWebP", "CGif"],
+            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CWebP", "CGif"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.
@@ -137,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCodecsTests",
-            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"],
+            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting", "CDeflate", "CSpng"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

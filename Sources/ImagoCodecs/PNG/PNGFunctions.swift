@@ -20,7 +20,15 @@ extension CodecFunctions where State == PNGState {
     /// thumbnail plus a few rows. The result is the same, bit for bit, as a
     /// full decode followed by ``Image/resized(width:height:)``. Interlaced
     /// (Adam7) PNGs deliver rows out of order and are decoded in full.
-    public static var png: CodecFunctions<PNGState> {
+    ///
+    /// 8-bit RGB and RGBA images take a faster path (`PNGFastPath`):
+    /// libdeflate inflates the image data in one call and Imago undoes the
+    /// row filters itself. Whenever that path cannot decode a file exactly
+    /// as libspng would, libspng decodes it.
+    public static var png: CodecFunctions<PNGState> { png(fastPath: true) }
+
+    /// The PNG table, with or without ``PNGFastPath`` (tests compare the two).
+    static func png(fastPath: Bool) -> CodecFunctions<PNGState> {
         CodecFunctions(
             open: { data, _ in
                 let header = try SpngContext.withContext(data) { context in try context.header() }
@@ -28,7 +36,7 @@ extension CodecFunctions where State == PNGState {
             },
             makeImage: { opened, _, options in
                 let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
-                return try SpngContext.withContext(opened.state.data, imageLimits: limits) { context in
+                return try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
                     if let thumbnail = options.thumbnail { try context.decode(scaledTo: thumbnail) } else { try context.decode() }
                 }
             }
@@ -53,8 +61,16 @@ struct SpngContext: ~Copyable {
     static let chunkCacheLimit = 64 << 20
 
     private let context: OpaquePointer
+    /// The encoded file, for ``PNGFastPath``.
+    private let data: Data
+    /// Whether ``PNGFastPath`` may decode the file.
+    private let fastPath: Bool
 
-    private init(_ context: OpaquePointer) { self.context = context }
+    private init(_ context: OpaquePointer, data: Data, fastPath: Bool) {
+        self.context = context
+        self.data = data
+        self.fastPath = fastPath
+    }
 
     /// Runs `body` with a context reading `data`, with the chunk limits set
     /// and, when given, `imageLimits` as libspng's largest width and height
@@ -62,6 +78,7 @@ struct SpngContext: ~Copyable {
     static func withContext<T>(
         _ data: Data,
         imageLimits: (width: UInt32, height: UInt32)? = nil,
+        fastPath: Bool = false,
         _ body: (borrowing SpngContext) throws -> T
     ) throws -> T {
         try data.withUnsafeBytes { buffer in
@@ -69,7 +86,7 @@ struct SpngContext: ~Copyable {
                 throw CodecError.libspng(Int32(SPNG_EMEM.rawValue), detail: "could not allocate a context")
             }
             defer { spng_ctx_free(raw) }
-            let context = SpngContext(raw)
+            let context = SpngContext(raw, data: data, fastPath: fastPath)
             if let imageLimits {
                 try check(spng_set_image_limits(raw, imageLimits.width, imageLimits.height))
             }
@@ -91,6 +108,7 @@ struct SpngContext: ~Copyable {
     func decode() throws -> Image {
         let header = try header()
         let format = try outputFormat()
+        if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: nil) { return image }
         var size = 0
         try Self.check(spng_decoded_image_size(context, format.spng, &size))
         let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
@@ -111,6 +129,8 @@ struct SpngContext: ~Copyable {
         let scaled = thumbnail.scaledSize(width: width, height: height)
         guard header.interlace_method == 0, scaled.width < width || scaled.height < height else { return try decode() }
         let format = try outputFormat()
+        let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format.pixelFormat, width: scaled.width, height: scaled.height)
+        if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: plan) { return image }
         var size = 0
         try Self.check(spng_decoded_image_size(context, format.spng, &size))
         let rowBytes = size / height
@@ -118,7 +138,6 @@ struct SpngContext: ~Copyable {
         try Self.check(spng_decode_image(context, nil, 0, format.spng, progressive))
         let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
         defer { row.deallocate() }
-        let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format.pixelFormat, width: scaled.width, height: scaled.height)
         let pixels = try plan.makePixels { resampler in
             // libspng returns SPNG_EOI with the last row written, 0 with the others.
             var status = Int32(SPNG_OK.rawValue)

@@ -1,0 +1,144 @@
+import CDeflate
+import CSpng
+import Foundation
+import Imago
+
+/// The common PNGs decoded without libspng's inflate and unfilter:
+/// libdeflate inflates the whole image data at once (with SIMD Adler-32 and
+/// CRC-32), and ``PNGUnfilter`` undoes the filters.
+///
+/// It takes only 8-bit RGB and RGBA images, not interlaced, whose image
+/// data is one run of `IDAT` chunks followed by an empty `IEND` chunk that
+/// ends the file, and whose output needs no conversion. libspng has already
+/// read and checked every chunk before the image data. Anything else, and
+/// any failure (a checksum, a stream that is too short or too long or
+/// followed by more bytes, an unknown filter) returns `nil`, and libspng
+/// decodes the same bytes. So the fast path never accepts a file libspng
+/// rejects or rejects one it accepts; it is only faster when it says yes.
+enum PNGFastPath {
+    /// Images above this many pixels are not taken for a thumbnail: the fast
+    /// path holds the whole inflated image, and libspng's row-by-row decode
+    /// holds a few rows.
+    static let thumbnailPixelLimit = 4 << 20
+
+    /// Decodes `data`, to `plan`'s size when given, or returns `nil` to let
+    /// libspng decode it.
+    ///
+    /// - Parameter format: The format libspng would produce: `.rgb8` for
+    ///   colour type 2 without `tRNS`, `.rgba8` for colour type 6.
+    static func decode(_ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?) -> Image? {
+        let expected: UInt8 = format == .rgb8 ? 2 : format == .rgba8 ? 6 : 0
+        guard header.bit_depth == 8, header.interlace_method == 0, header.color_type == expected else { return nil }
+        let width = Int(header.width), height = Int(header.height)
+        if plan != nil && width * height > thumbnailPixelLimit { return nil }
+        return data.withUnsafeBytes { bytes -> Image? in
+            guard let chunks = imageDataChunks(in: bytes) else { return nil }
+            let bytesPerPixel = format.bytesPerPixel
+            let rowBytes = width * bytesPerPixel
+            let filteredCount = height * (rowBytes + 1)
+            return withContiguous(chunks) { compressed -> Image? in
+                if let plan {
+                    return thumbnail(compressed, plan: plan, rowBytes: rowBytes, filteredCount: filteredCount)
+                }
+                var decoded = false
+                let pixels = [UInt8](unsafeUninitializedCapacity: filteredCount) { buffer, count in
+                    count = 0
+                    let base = buffer.baseAddress!
+                    guard inflate(compressed, into: UnsafeMutableRawBufferPointer(buffer)) else { return }
+                    // In place: row y moves up by y + 1 bytes as its filter byte is dropped.
+                    for row in 0..<height {
+                        let source = base + row * (rowBytes + 1)
+                        let destination = base + row * rowBytes
+                        let previous = row > 0 ? UnsafePointer(destination - rowBytes) : nil
+                        guard PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination, previous: previous,
+                                                   count: rowBytes, bytesPerPixel: bytesPerPixel) else { return }
+                    }
+                    count = height * rowBytes
+                    decoded = true
+                }
+                return decoded ? Image(width: width, height: height, pixelFormat: format, pixels: pixels) : nil
+            }
+        }
+    }
+
+    /// Inflates the image data into a scratch buffer, then unfilters it row
+    /// by row into two alternating rows that feed the resampler.
+    private static func thumbnail(_ compressed: UnsafeRawBufferPointer, plan: ResamplingPlan, rowBytes: Int, filteredCount: Int) -> Image? {
+        let filtered = UnsafeMutableRawBufferPointer.allocate(byteCount: filteredCount, alignment: 16)
+        defer { filtered.deallocate() }
+        guard inflate(compressed, into: filtered) else { return nil }
+        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes)
+        defer { rows.deallocate() }
+        let base = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let pixels = try? plan.makePixels { resampler in
+            for row in 0..<plan.sourceHeight {
+                let source = base + row * (rowBytes + 1)
+                let destination = rows + (row % 2) * rowBytes
+                let previous = row > 0 ? UnsafePointer(rows + ((row + 1) % 2) * rowBytes) : nil
+                guard PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination, previous: previous,
+                                           count: rowBytes, bytesPerPixel: plan.format.bytesPerPixel) else { throw UnknownFilter() }
+                resampler.append(row: destination)
+            }
+        }
+        return pixels.map { Image(width: plan.width, height: plan.height, pixelFormat: plan.format, pixels: $0) }
+    }
+
+    /// A row's filter type is not one of PNG's five: libspng reports it.
+    private struct UnknownFilter: Error {}
+
+    /// Inflates a zlib stream that must fill `output` exactly and be used up.
+    private static func inflate(_ compressed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return false }
+        defer { libdeflate_free_decompressor(decompressor) }
+        var used = 0
+        let result = libdeflate_zlib_decompress_ex(decompressor, compressed.baseAddress, compressed.count,
+                                                   output.baseAddress, output.count, &used, nil)
+        return result == LIBDEFLATE_SUCCESS && used == compressed.count
+    }
+
+    /// The payloads of the `IDAT` run, each chunk's CRC checked, or `nil`
+    /// unless the run is followed by an empty `IEND` that ends the file.
+    /// The chunks before the run were checked by libspng.
+    static func imageDataChunks(in bytes: UnsafeRawBufferPointer) -> [UnsafeRawBufferPointer]? {
+        var offset = 8
+        var chunks: [UnsafeRawBufferPointer] = []
+        while offset + 12 <= bytes.count {
+            let length = Int(bigEndian32(bytes, at: offset))
+            guard length <= SpngContext.chunkSizeLimit, length <= bytes.count - offset - 12 else { return nil }
+            let type = bigEndian32(bytes, at: offset + 4)
+            let next = offset + 12 + length
+            let isImageData = type == 0x4944_4154   // IDAT
+            if isImageData || !chunks.isEmpty {
+                let checked = UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8 + length])
+                guard libdeflate_crc32(0, checked.baseAddress, checked.count) == bigEndian32(bytes, at: offset + 8 + length) else { return nil }
+            }
+            if isImageData {
+                chunks.append(UnsafeRawBufferPointer(rebasing: bytes[offset + 8..<offset + 8 + length]))
+            } else if !chunks.isEmpty {
+                let isEnd = type == 0x4945_4E44   // IEND
+                return isEnd && length == 0 && next == bytes.count ? chunks : nil
+            }
+            offset = next
+        }
+        return nil
+    }
+
+    /// Runs `body` over the chunks as one buffer: the chunk itself when
+    /// there is one, a copy of them all otherwise.
+    private static func withContiguous<T>(_ chunks: [UnsafeRawBufferPointer], _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        if chunks.count == 1 { return body(chunks[0]) }
+        let total = chunks.reduce(0) { $0 + $1.count }
+        let joined = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 16)
+        defer { joined.deallocate() }
+        var offset = 0
+        for chunk in chunks where chunk.count > 0 {
+            (joined.baseAddress! + offset).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
+            offset += chunk.count
+        }
+        return body(UnsafeRawBufferPointer(rebasing: joined[0..<total]))
+    }
+
+    private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+}
