@@ -42,7 +42,10 @@ import Testing
             // The fast path itself decodes it (it did not hand it to libspng).
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: nil) == source)
             let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format, width: max(1, width / 3), height: max(1, height / 3))
-            #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan) == source.resized(width: plan.width, height: plan.height))
+            let expected = source.resized(width: plan.width, height: plan.height)
+            #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan) == expected)
+            // The same thumbnail inflated by zlib as a stream, as large images are.
+            #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan, wholeInflatePixelLimit: 0) == expected)
             for options in Self.optionSets {
                 #expect(outcome(fast, data, options) == outcome(reference, data, options), "\(format) pattern \(pattern) \(options)")
             }
@@ -70,8 +73,11 @@ import Testing
         #expect(outcome(fast, cases[0].1, ImageDecodingOptions()).hasPrefix("error"))
         // The fast path takes the good file and declines every damaged one.
         #expect(PNGFastPath.decode(good.data, header: Self.header(source), format: .rgba8, plan: nil) == source)
+        let plan = ResamplingPlan(sourceWidth: 40, sourceHeight: 30, format: .rgba8, width: 8, height: 6)
+        #expect(PNGFastPath.decode(good.data, header: Self.header(source), format: .rgba8, plan: plan, wholeInflatePixelLimit: 0) != nil)
         for (label, data) in cases {
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: .rgba8, plan: nil) == nil, "\(label)")
+            #expect(PNGFastPath.decode(data, header: Self.header(source), format: .rgba8, plan: plan, wholeInflatePixelLimit: 0) == nil, "streamed: \(label)")
         }
         #expect(outcome(fast, cases[2].1, ImageDecodingOptions()) == outcome(fast, good.data, ImageDecodingOptions()))
     }

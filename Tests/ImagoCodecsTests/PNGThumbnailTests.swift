@@ -37,6 +37,16 @@ import Testing
         }
     }
 
+    @Test func largeImagesStreamThroughZlibToTheSameThumbnail() throws {
+        // Above 4 megapixels the fast path inflates the image data as a stream, a row at a time.
+        let source = TestImages.gradient(width: 2_100, height: 2_050)
+        let data = try ImageEncoders.png(compressionLevel: 1).encode(source)
+        for thumbnail in [Thumbnail(maximumPixelSize: 64), Thumbnail(width: 300, height: 100, mode: .crop)] {
+            let streamed = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
+            #expect(streamed == Self.expected(source, thumbnail), "\(thumbnail)")
+        }
+    }
+
     @Test(arguments: PNGDecoderTests.corruptFiles)
     func corruptSuiteFilesFailAsThumbnailsToo(name: String) throws {
         let data = try Fixtures.data("pngsuite/\(name)")

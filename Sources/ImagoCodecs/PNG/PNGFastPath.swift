@@ -16,29 +16,44 @@ import Imago
 /// decodes the same bytes. So the fast path never accepts a file libspng
 /// rejects or rejects one it accepts; it is only faster when it says yes.
 enum PNGFastPath {
-    /// Images above this many pixels are not taken for a thumbnail: the fast
-    /// path holds the whole inflated image, and libspng's row-by-row decode
-    /// holds a few rows.
-    static let thumbnailPixelLimit = 4 << 20
+    /// Thumbnails of images up to this many pixels are inflated in one call
+    /// by libdeflate, which holds the whole inflated image for a moment;
+    /// larger ones are inflated by zlib as a stream, a row at a time, so
+    /// their memory stays the thumbnail plus a few rows.
+    static let wholeInflatePixelLimit = 4 << 20
 
     /// Decodes `data`, to `plan`'s size when given, or returns `nil` to let
     /// libspng decode it.
     ///
     /// - Parameter format: The format libspng would produce: `.rgb8` for
     ///   colour type 2 without `tRNS`, `.rgba8` for colour type 6.
-    static func decode(_ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?) -> Image? {
+    /// - Parameter wholeInflatePixelLimit: Tests lower it to stream small images.
+    static func decode(
+        _ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?,
+        wholeInflatePixelLimit: Int = wholeInflatePixelLimit
+    ) -> Image? {
         let expected: UInt8 = format == .rgb8 ? 2 : format == .rgba8 ? 6 : 0
         guard header.bit_depth == 8, header.interlace_method == 0, header.color_type == expected else { return nil }
         let width = Int(header.width), height = Int(header.height)
-        if plan != nil && width * height > thumbnailPixelLimit { return nil }
         return data.withUnsafeBytes { bytes -> Image? in
             guard let chunks = imageDataChunks(in: bytes) else { return nil }
             let bytesPerPixel = format.bytesPerPixel
             let rowBytes = width * bytesPerPixel
             let filteredCount = height * (rowBytes + 1)
+            if let plan, width * height > wholeInflatePixelLimit {
+                var stream = InflateStream(chunks: chunks)
+                let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + 1)
+                defer { row.deallocate() }
+                return thumbnail(plan: plan, rowBytes: rowBytes) { _ in stream.read(into: row, count: rowBytes + 1) ? UnsafePointer(row) : nil }
+                    .flatMap { stream.finish() ? $0 : nil }
+            }
             return withContiguous(chunks) { compressed -> Image? in
                 if let plan {
-                    return thumbnail(compressed, plan: plan, rowBytes: rowBytes, filteredCount: filteredCount)
+                    let filtered = UnsafeMutableRawBufferPointer.allocate(byteCount: filteredCount, alignment: 16)
+                    defer { filtered.deallocate() }
+                    guard inflate(compressed, into: filtered) else { return nil }
+                    let base = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    return thumbnail(plan: plan, rowBytes: rowBytes) { row in UnsafePointer(base + row * (rowBytes + 1)) }
                 }
                 var decoded = false
                 let pixels = [UInt8](unsafeUninitializedCapacity: filteredCount) { buffer, count in
@@ -61,30 +76,28 @@ enum PNGFastPath {
         }
     }
 
-    /// Inflates the image data into a scratch buffer, then unfilters it row
-    /// by row into two alternating rows that feed the resampler.
-    private static func thumbnail(_ compressed: UnsafeRawBufferPointer, plan: ResamplingPlan, rowBytes: Int, filteredCount: Int) -> Image? {
-        let filtered = UnsafeMutableRawBufferPointer.allocate(byteCount: filteredCount, alignment: 16)
-        defer { filtered.deallocate() }
-        guard inflate(compressed, into: filtered) else { return nil }
+    /// Unfilters the rows `filteredRow` gives (each a filter byte and
+    /// `rowBytes` bytes; `nil` when the data runs out) into two alternating
+    /// rows that feed the resampler.
+    private static func thumbnail(plan: ResamplingPlan, rowBytes: Int, filteredRow: (Int) -> UnsafePointer<UInt8>?) -> Image? {
         let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes)
         defer { rows.deallocate() }
-        let base = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let pixels = try? plan.makePixels { resampler in
             for row in 0..<plan.sourceHeight {
-                let source = base + row * (rowBytes + 1)
+                guard let source = filteredRow(row) else { throw Declined() }
                 let destination = rows + (row % 2) * rowBytes
                 let previous = row > 0 ? UnsafePointer(rows + ((row + 1) % 2) * rowBytes) : nil
                 guard PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination, previous: previous,
-                                           count: rowBytes, bytesPerPixel: plan.format.bytesPerPixel) else { throw UnknownFilter() }
+                                           count: rowBytes, bytesPerPixel: plan.format.bytesPerPixel) else { throw Declined() }
                 resampler.append(row: destination)
             }
         }
         return pixels.map { Image(width: plan.width, height: plan.height, pixelFormat: plan.format, pixels: $0) }
     }
 
-    /// A row's filter type is not one of PNG's five: libspng reports it.
-    private struct UnknownFilter: Error {}
+    /// The image data ran out or a row's filter type is not one of PNG's
+    /// five: libspng decodes the file and reports the error.
+    private struct Declined: Error {}
 
     /// Inflates a zlib stream that must fill `output` exactly and be used up.
     private static func inflate(_ compressed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
