@@ -2,21 +2,47 @@ import Foundation
 
 /// Writes results to stdout and diagnostics to stderr, one line at a time,
 /// from any task.
+///
+/// When stdout's reader has gone (`imago … | head`), the process ends as
+/// a Unix tool killed by `SIGPIPE` does, quietly; another failure to write
+/// the results is reported on stderr and ends the process with status 1.
+/// Failures to write diagnostics are ignored.
 public enum Output {
     private static let lock = NSLock()
 
     /// Prints a line on stdout.
     public static func line(_ text: String) {
+        raw(text + "\n")
+    }
+
+    /// Writes text to stdout as it is.
+    public static func raw(_ text: String) {
         lock.withLock {
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            do {
+                try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+            } catch {
+                stdoutFailed(error)
+            }
         }
     }
 
     /// Prints a line on stderr.
     public static func error(_ text: String) {
         lock.withLock {
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
         }
+    }
+
+    /// Ends the process after a failed write to stdout.
+    private static func stdoutFailed(_ error: any Error) -> Never {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(EPIPE) {
+            // The reader quit: die of SIGPIPE, which the networking code ignores.
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+        }
+        try? FileHandle.standardError.write(contentsOf: Data("imago: cannot write the output: \(error)\n".utf8))
+        exit(1)
     }
 
     /// Whether colour may be written: not when `NO_COLOR` is set to anything
@@ -34,7 +60,7 @@ public enum Output {
     /// Writes raw text to stderr without a newline.
     public static func rawError(_ text: String) {
         lock.withLock {
-            FileHandle.standardError.write(Data(text.utf8))
+            try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
         }
     }
 }

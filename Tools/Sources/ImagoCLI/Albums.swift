@@ -151,7 +151,7 @@ final class AlbumListView: @unchecked Sendable {
             }
         }
         drawnLines = count
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Output.raw(text)
     }
 }
 

@@ -301,6 +301,26 @@ import Testing
         #expect(lines.last?.hasPrefix("5 albums, 5 images loaded (network 5, disk 0, memory 0), 0 failed") == true)
     }
 
+    @Test(arguments: [["albums", "--limit", "3"], ["info", "--json"]])
+    func aReaderThatQuitsEndsTheCommandQuietly(arguments: [String]) throws {
+        // `imago … | head -1`: once the reader has gone, the next write ends the
+        // process as SIGPIPE ends a Unix tool, with no crash report.
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments + (arguments[0] == "info" ? [path("wide.png"), path("photo.jpg")] : [])
+        let pipe = Pipe()
+        let err = directory.appendingPathComponent("stderr-\(UUID().uuidString)")
+        try Data().write(to: err)
+        process.standardOutput = pipe
+        process.standardError = try FileHandle(forWritingTo: err)
+        try pipe.fileHandleForReading.close()
+        try process.run()
+        process.waitUntilExit()
+        let stderr = try String(contentsOf: err, encoding: .utf8)
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE, "\(process.terminationReason) \(process.terminationStatus)")
+        #expect(!stderr.contains("Fatal error"), "\(stderr.prefix(300))")
+    }
+
     @Test func albumsShowsAnImageErrorOnItsRowAndKeepsTheList() async throws {
         let server = try await LoopbackServer.start()
         server.route("/feed.json", .ok(Data(#"""
