@@ -17,10 +17,9 @@ import Testing
 
     @Test(arguments: PixelFormat.allCases)
     func matchesTheTwoPassResamplerBitForBit(format: PixelFormat) {
-        var generator = SplitMix64(seed: 0x1A6E + UInt64(format.bytesPerPixel))
         for (from, to) in Self.sizes {
             let count = from.0 * from.1 * format.bytesPerPixel
-            let pixels = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            let pixels = (0..<count).map { Self.scrambled($0 &+ 1_000 * format.bytesPerPixel) }
             let image = Image(width: from.0, height: from.1, pixelFormat: format, pixels: pixels)
             let resized = image.resized(width: to.0, height: to.1)
             #expect(resized.pixels == twoPass(image, width: to.0, height: to.1), "\(format) \(from) -> \(to)")
@@ -50,6 +49,15 @@ import Testing
             }
         }
         #expect(streamed == image.resized(width: 31, height: 20).pixels)
+    }
+
+    /// Random-looking but repeatable bytes, alpha included: SplitMix64's
+    /// finaliser applied to the index.
+    private static func scrambled(_ index: Int) -> UInt8 {
+        var z = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return UInt8(truncatingIfNeeded: z ^ (z >> 31))
     }
 
     /// The reference: both passes over whole buffers, in the order the
@@ -99,18 +107,5 @@ import Testing
             }
         }
         return output
-    }
-}
-
-/// A small deterministic generator, so a failure can be reproduced.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -12,8 +12,9 @@ extension CodecFunctions where State == JPEGState {
     /// turns the image upright as its EXIF orientation says. With a
     /// ``ImageDecodingOptions/thumbnail`` it uses libjpeg-turbo's DCT
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
-    /// whose result still covers the thumbnail in either orientation. A corrupt-data *warning* (such as
-    /// a truncated scan) still yields the image, as browsers show it.
+    /// whose result still covers the thumbnail in either orientation. A
+    /// corrupt-data *warning* (such as a truncated scan) still yields the
+    /// image, as browsers show it.
     public static var jpeg: CodecFunctions<JPEGState> {
         CodecFunctions(
             open: { data, _ in

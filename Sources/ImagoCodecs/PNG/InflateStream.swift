@@ -8,7 +8,7 @@ import CZlib
 /// the caller hands the file to libspng, which reports the error.
 struct InflateStream: ~Copyable {
     /// On the heap: zlib remembers where its stream is and refuses a moved one.
-    private let streamPointer: UnsafeMutablePointer<z_stream>
+    private let stream: UnsafeMutablePointer<z_stream>
     private let chunks: [UnsafeRawBufferPointer]
     private var nextChunk = 0
     private var ended = false
@@ -17,31 +17,26 @@ struct InflateStream: ~Copyable {
     /// A stream over `chunks`, the payloads of the `IDAT` chunks in order.
     init(chunks: [UnsafeRawBufferPointer]) {
         self.chunks = chunks
-        streamPointer = .allocate(capacity: 1)
-        streamPointer.initialize(to: z_stream())
-        initialized = inflateInit_(streamPointer, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        initialized = inflateInit_(stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
     }
 
     deinit {
-        if initialized { inflateEnd(streamPointer) }
-        streamPointer.deallocate()
-    }
-
-    private var stream: z_stream {
-        get { streamPointer.pointee }
-        nonmutating _modify { yield &streamPointer.pointee }
+        if initialized { inflateEnd(stream) }
+        stream.deallocate()
     }
 
     /// Inflates exactly `count` bytes into `buffer`; `false` if the stream
     /// cannot give them.
     mutating func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
         guard initialized else { return false }
-        stream.next_out = buffer
-        stream.avail_out = UInt32(count)
-        while stream.avail_out > 0 {
+        stream.pointee.next_out = buffer
+        stream.pointee.avail_out = UInt32(count)
+        while stream.pointee.avail_out > 0 {
             guard !ended else { return false }
             feed()   // with no input left, zlib may still hold output
-            let status = inflate(streamPointer, Z_NO_FLUSH)
+            let status = inflate(stream, Z_NO_FLUSH)
             if status == Z_STREAM_END {
                 ended = true
             } else if status != Z_OK {
@@ -59,29 +54,29 @@ struct InflateStream: ~Copyable {
         defer { spare.deallocate() }
         while !ended {
             feed()
-            stream.next_out = spare
-            stream.avail_out = 1
-            let status = inflate(streamPointer, Z_NO_FLUSH)
-            if stream.avail_out == 0 { return false }   // more bytes than the image holds
+            stream.pointee.next_out = spare
+            stream.pointee.avail_out = 1
+            let status = inflate(stream, Z_NO_FLUSH)
+            if stream.pointee.avail_out == 0 { return false }   // more bytes than the image holds
             if status == Z_STREAM_END {
                 ended = true
             } else if status != Z_OK {
                 return false
             }
         }
-        return stream.avail_in == 0 && chunks[nextChunk...].allSatisfy { $0.isEmpty }
+        return stream.pointee.avail_in == 0 && chunks[nextChunk...].allSatisfy { $0.isEmpty }
     }
 
     /// Makes sure input is waiting: the next non-empty chunk when the
     /// current one is used up, if any is left.
     private mutating func feed() {
-        while stream.avail_in == 0 {
+        while stream.pointee.avail_in == 0 {
             guard nextChunk < chunks.count else { return }
             let chunk = chunks[nextChunk]
             nextChunk += 1
             guard let base = chunk.baseAddress, !chunk.isEmpty else { continue }
-            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
-            stream.avail_in = UInt32(chunk.count)
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
+            stream.pointee.avail_in = UInt32(chunk.count)
         }
     }
 }

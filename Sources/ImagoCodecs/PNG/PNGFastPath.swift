@@ -32,8 +32,13 @@ enum PNGFastPath {
         _ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?,
         wholeInflatePixelLimit: Int = wholeInflatePixelLimit
     ) -> Image? {
-        let expected: UInt8 = format == .rgb8 ? 2 : format == .rgba8 ? 6 : 0
-        guard header.bit_depth == 8, header.interlace_method == 0, header.color_type == expected else { return nil }
+        let colorType: UInt8
+        switch format {
+        case .rgb8: colorType = 2
+        case .rgba8: colorType = 6
+        case .gray8, .grayAlpha8: return nil
+        }
+        guard header.bit_depth == 8, header.interlace_method == 0, header.color_type == colorType else { return nil }
         let width = Int(header.width), height = Int(header.height)
         return data.withUnsafeBytes { bytes -> Image? in
             guard let chunks = imageDataChunks(in: bytes) else { return nil }
@@ -44,7 +49,7 @@ enum PNGFastPath {
                 var stream = InflateStream(chunks: chunks)
                 let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + 1)
                 defer { row.deallocate() }
-                return thumbnail(plan: plan, rowBytes: rowBytes) { _ in stream.read(into: row, count: rowBytes + 1) ? UnsafePointer(row) : nil }
+                return thumbnail(plan: plan) { _ in stream.read(into: row, count: rowBytes + 1) ? UnsafePointer(row) : nil }
                     .flatMap { stream.finish() ? $0 : nil }
             }
             return withContiguous(chunks) { compressed -> Image? in
@@ -53,7 +58,7 @@ enum PNGFastPath {
                     defer { filtered.deallocate() }
                     guard inflate(compressed, into: filtered) else { return nil }
                     let base = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    return thumbnail(plan: plan, rowBytes: rowBytes) { row in UnsafePointer(base + row * (rowBytes + 1)) }
+                    return thumbnail(plan: plan) { row in UnsafePointer(base + row * (rowBytes + 1)) }
                 }
                 var decoded = false
                 let pixels = [UInt8](unsafeUninitializedCapacity: filteredCount) { buffer, count in
@@ -76,10 +81,11 @@ enum PNGFastPath {
         }
     }
 
-    /// Unfilters the rows `filteredRow` gives (each a filter byte and
-    /// `rowBytes` bytes; `nil` when the data runs out) into two alternating
-    /// rows that feed the resampler.
-    private static func thumbnail(plan: ResamplingPlan, rowBytes: Int, filteredRow: (Int) -> UnsafePointer<UInt8>?) -> Image? {
+    /// Unfilters the rows `filteredRow` gives (each a filter byte and one
+    /// source row; `nil` when the data runs out) into two alternating rows
+    /// that feed the resampler.
+    private static func thumbnail(plan: ResamplingPlan, filteredRow: (Int) -> UnsafePointer<UInt8>?) -> Image? {
+        let rowBytes = plan.sourceWidth * plan.format.bytesPerPixel
         let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes)
         defer { rows.deallocate() }
         let pixels = try? plan.makePixels { resampler in

@@ -107,7 +107,7 @@ struct SpngContext: ~Copyable {
     /// Decodes the whole image.
     func decode() throws -> Image {
         let header = try header()
-        let format = try outputFormat()
+        let format = try outputFormat(of: header)
         if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: nil) { return image }
         var size = 0
         try Self.check(spng_decoded_image_size(context, format.spng, &size))
@@ -128,7 +128,7 @@ struct SpngContext: ~Copyable {
         let width = Int(header.width), height = Int(header.height)
         let scaled = thumbnail.scaledSize(width: width, height: height)
         guard header.interlace_method == 0, scaled.width < width || scaled.height < height else { return try decode() }
-        let format = try outputFormat()
+        let format = try outputFormat(of: header)
         let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format.pixelFormat, width: scaled.width, height: scaled.height)
         if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: plan) { return image }
         var size = 0
@@ -158,8 +158,7 @@ struct SpngContext: ~Copyable {
     }
 
     /// RGBA8 when the image has alpha or a `tRNS` chunk, otherwise RGB8.
-    private func outputFormat() throws -> (spng: Int32, pixelFormat: PixelFormat) {
-        let header = try header()
+    private func outputFormat(of header: spng_ihdr) throws -> (spng: Int32, pixelFormat: PixelFormat) {
         var transparency = spng_trns()
         let transparencyStatus = spng_get_trns(context, &transparency)
         if transparencyStatus != Int32(SPNG_ECHUNKAVAIL.rawValue) { try Self.check(transparencyStatus) }
