@@ -10,7 +10,8 @@
  * or SSE2 filters); png-verify (libspng and every prototype must give the same
  * bytes; exits 1 if not). A prototype exits 2 on files outside its case.
  * A -reuse suffix decodes into one buffer, allocated in the warm-up run (which
- * also touches its pages), instead of malloc and free per run; a -split
+ * also touches its pages), instead of malloc and free per run; a -huge suffix
+ * mallocs per run but asks for transparent huge pages (madvise) first; a -split
  * suffix on png-libdeflate* also times its phases.
  *
  * Prints {"median_ms": M, "min_ms": N} after one warm-up run.
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <turbojpeg.h>
 #include <webp/decode.h>
@@ -45,11 +47,18 @@ static void fail(const char *what) {
 }
 
 /* Output buffers: fresh per run, or the one reused buffer. */
-static int reuse;
+static int reuse, huge;
 static unsigned char *reused;
 static size_t reused_size;
 
+#define HUGE ((size_t)2 << 20)
 static unsigned char *pixels_alloc(size_t size) {
+    if (huge) { /* fresh, but the 2 MiB-aligned interior asks for transparent huge pages */
+        unsigned char *p = malloc(size);
+        uintptr_t start = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1), end = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE - 1);
+        if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+        return p;
+    }
     if (!reuse) return malloc(size);
     if (!reused) { reused = malloc(size); reused_size = size; }
     if (size > reused_size) fail("reused buffer too small");
@@ -428,6 +437,7 @@ int main(int argc, char **argv) {
     char *mode = argv[1];
     split = ends_with(mode, "-split");
     reuse = ends_with(mode, "-reuse");
+    huge = ends_with(mode, "-huge");
     FILE *f = fopen(argv[2], "rb");
     if (!f) fail("cannot open file");
     fseek(f, 0, SEEK_END); input_size = ftell(f); fseek(f, 0, SEEK_SET);

@@ -22,7 +22,7 @@ extension Image {
         case .left: { x, y in (lastX - y, x) }
         }
         let frames = frames.map { frame in
-            let pixels = [UInt8](unsafeUninitializedCapacity: outStride * outHeight) { out, count in
+            let pixels = [UInt8](pixelCapacity: outStride * outHeight) { out, count in
                 frame.pixels.withUnsafeBufferPointer { input in
                     for y in 0..<outHeight {
                         for x in 0..<outWidth {

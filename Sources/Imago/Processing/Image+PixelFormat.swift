@@ -11,7 +11,7 @@ extension Image {
         let source = pixelFormat
         let inBPP = source.bytesPerPixel, outBPP = format.bytesPerPixel
         let frames = frames.map { frame in
-            let pixels = [UInt8](unsafeUninitializedCapacity: packedStride * height) { out, count in
+            let pixels = [UInt8](pixelCapacity: packedStride * height) { out, count in
                 frame.pixels.withUnsafeBufferPointer { input in
                     for y in 0..<height {
                         var from = y * bytesPerRow

@@ -48,7 +48,7 @@ package struct ResamplingPlan: Sendable {
     ///
     /// - Precondition: `body` appends all `sourceHeight` rows or throws.
     package func makePixels(_ body: (inout RowResampler) throws -> Void) rethrows -> [UInt8] {
-        try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
+        try [UInt8](pixelCapacity: byteCount) { buffer, count in
             var resampler = RowResampler(plan: self, output: buffer.baseAddress!)
             try body(&resampler)
             precondition(resampler.isComplete, "a resampler needs every source row")

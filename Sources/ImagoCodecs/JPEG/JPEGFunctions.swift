@@ -86,7 +86,7 @@ struct TurboJPEG: ~Copyable {
         let channels = isGray ? 1 : isCMYK ? 4 : 3
         let stride = width * channels
         var status: Int32 = 0
-        let pixels = [UInt8](unsafeUninitializedCapacity: stride * height) { buffer, count in
+        let pixels = [UInt8](pixelCapacity: stride * height) { buffer, count in
             status = data.withUnsafeBytes { raw in
                 tjDecompress2(
                     handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count),
@@ -138,7 +138,7 @@ struct TurboJPEG: ~Copyable {
     /// Converts Adobe-style inverted CMYK to RGB.
     static func rgb(fromInvertedCMYK cmyk: [UInt8]) -> [UInt8] {
         let count = cmyk.count / 4
-        return [UInt8](unsafeUninitializedCapacity: count * 3) { out, written in
+        return [UInt8](pixelCapacity: count * 3) { out, written in
             for index in 0..<count {
                 let k = UInt32(cmyk[index * 4 + 3])
                 for channel in 0..<3 {

@@ -61,7 +61,7 @@ enum PNGFastPath {
                     return thumbnail(plan: plan) { row in UnsafePointer(base + row * (rowBytes + 1)) }
                 }
                 var decoded = false
-                let pixels = [UInt8](unsafeUninitializedCapacity: filteredCount) { buffer, count in
+                let pixels = [UInt8](pixelCapacity: filteredCount) { buffer, count in
                     count = 0
                     let base = buffer.baseAddress!
                     guard inflate(compressed, into: UnsafeMutableRawBufferPointer(buffer)) else { return }

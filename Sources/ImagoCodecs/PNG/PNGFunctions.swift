@@ -111,7 +111,7 @@ struct SpngContext: ~Copyable {
         if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: nil) { return image }
         var size = 0
         try Self.check(spng_decoded_image_size(context, format.spng, &size))
-        let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        let pixels = try [UInt8](pixelCapacity: size) { buffer, count in
             try Self.check(spng_decode_image(context, buffer.baseAddress, size, format.spng, Int32(SPNG_DECODE_TRNS.rawValue)))
             count = size
         }

@@ -122,7 +122,7 @@ public struct WebPState: Sendable {
         config.options.scaled_height = height
         config.output.colorspace = hasAlpha ? MODE_RGBA : MODE_RGB
         config.output.is_external_memory = 1
-        let pixels = try [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
+        let pixels = try [UInt8](pixelCapacity: byteCount) { buffer, count in
             config.output.u.RGBA.rgba = buffer.baseAddress
             config.output.u.RGBA.stride = stride
             config.output.u.RGBA.size = byteCount
@@ -144,7 +144,7 @@ public struct WebPState: Sendable {
         guard let stride = Int32(exactly: bytesPerRow) else {
             throw CodecError(.rowTooLong(width: width))
         }
-        let pixels = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        let pixels = try [UInt8](pixelCapacity: size) { buffer, count in
             let output = data.withUnsafeBytes { raw in
                 let input = raw.bindMemory(to: UInt8.self)
                 return hasAlpha
