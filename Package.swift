@@ -87,11 +87,11 @@ let package = Package(
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
         ),
-        // zlib (libspng's own dependency): streamed inflate for large PNG thumbnails.
+        // Intel ISA-L's igzip: streamed inflate for large PNG thumbnails, twice zlib's speed.
         .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+            name: "CISAL",
+            pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]
         ),
         // giflib ships a pkg-config file only in recent releases; its header is on the default path.
         .systemLibrary(
@@ -101,7 +101,7 @@ let package = Package(
         // JPEG, PNG, GIF and WebP decoders and encoders over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CZlib", "CWebP", "CGif"],
+            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.

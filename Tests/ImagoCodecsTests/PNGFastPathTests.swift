@@ -44,7 +44,7 @@ import Testing
             let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format, width: max(1, width / 3), height: max(1, height / 3))
             let expected = source.resized(width: plan.width, height: plan.height)
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan) == expected)
-            // The same thumbnail inflated by zlib as a stream, as large images are.
+            // The same thumbnail inflated by ISA-L as a stream, as large images are.
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan, wholeInflatePixelLimit: 0) == expected)
             for options in Self.optionSets {
                 #expect(outcome(fast, data, options) == outcome(reference, data, options), "\(format) pattern \(pattern) \(options)")
@@ -65,6 +65,18 @@ import Testing
         cases.append(("short stream", HandmadePNG(image: source, filters: [UInt8](repeating: 1, count: 30), dropRows: 1).data))
         cases.append(("long stream", HandmadePNG(image: source, filters: [UInt8](repeating: 1, count: 30), extraRows: 1).data))
         cases.append(("truncated", good.data.prefix(good.data.count - 20)))
+        // The zlib wrapper, with every chunk CRC correct: both inflaters must refuse what zlib refuses.
+        func stream(_ edit: @escaping (inout [UInt8]) -> Void) -> Data {
+            HandmadePNG(image: source, filters: (0..<30).map { UInt8($0 % 5) }, chunkSizes: [500], editStream: edit).data
+        }
+        func header(_ cmf: UInt8, _ flags: UInt8) -> (inout [UInt8]) -> Void {   // FCHECK made right
+            { $0[0] = cmf; $0[1] = flags & 0xE0; $0[1] |= UInt8(31 - (UInt16(cmf) << 8 | UInt16($0[1])) % 31) % 31 }
+        }
+        cases.append(("Adler-32", stream { $0[$0.count - 1] ^= 1 }))
+        cases.append(("zlib header check", stream { $0[1] ^= 1 }))
+        cases.append(("window over 32 KiB", stream(header(0x88, 0x9C))))
+        cases.append(("preset dictionary", stream(header(0x78, 0xBC))))
+        cases.append(("not deflate", stream(header(0x77, 0x9C))))
         for (label, data) in cases {
             for options in Self.optionSets {
                 #expect(outcome(fast, data, options) == outcome(reference, data, options), "\(label) \(options)")
@@ -128,7 +140,9 @@ struct HandmadePNG {
     ///   - chunkSizes: The sizes of the first IDAT chunks; the rest goes in one more.
     ///   - dropRows: Rows left out of the compressed stream (a short stream).
     ///   - extraRows: Rows of zeros added to it (a long stream).
-    init(image: Image, filters: [UInt8], chunkSizes: [Int] = [], dropRows: Int = 0, extraRows: Int = 0) {
+    ///   - editStream: Changes the compressed stream (its header or checksum).
+    init(image: Image, filters: [UInt8], chunkSizes: [Int] = [], dropRows: Int = 0, extraRows: Int = 0,
+         editStream: (inout [UInt8]) -> Void = { _ in }) {
         let channels = image.pixelFormat.bytesPerPixel
         let rowBytes = image.width * channels
         let pixels = image.frames[0].pixels
@@ -155,7 +169,8 @@ struct HandmadePNG {
             }
         }
         raw += [UInt8](repeating: 0, count: extraRows * (rowBytes + 1))
-        let compressed = Self.zlib(raw)
+        var compressed = Self.zlib(raw)
+        editStream(&compressed)
         var body: [UInt8] = []
         var header = [UInt8]()
         for value in [UInt32(image.width), UInt32(image.height)] { header += Self.bigEndian(value) }

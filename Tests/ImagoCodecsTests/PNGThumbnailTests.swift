@@ -37,7 +37,7 @@ import Testing
         }
     }
 
-    @Test func largeImagesStreamThroughZlibToTheSameThumbnail() throws {
+    @Test func largeImagesStreamThroughTheInflaterToTheSameThumbnail() throws {
         // Above 4 megapixels the fast path inflates the image data as a stream, a row at a time.
         let source = TestImages.gradient(width: 2_100, height: 2_050)
         let data = try ImageEncoders.png(compressionLevel: 1).encode(source)

@@ -1,47 +1,55 @@
-import CZlib
+import CISAL
 
 /// A zlib stream read a few bytes at a time from PNG image data chunks,
-/// without joining them: how a large PNG is decoded row by row.
+/// without joining them: how a large PNG is decoded row by row. ISA-L's
+/// igzip inflates it, about twice as fast as zlib (`Benchmarks/performance.md`
+/// §5), and checks its Adler-32.
 ///
 /// Any failure, including a stream that ends early, goes on past the bytes
 /// asked for, or leaves input unread, is reported as `false`, never thrown:
 /// the caller hands the file to libspng, which reports the error.
 struct InflateStream: ~Copyable {
-    /// On the heap: zlib remembers where its stream is and refuses a moved one.
-    private let stream: UnsafeMutablePointer<z_stream>
+    /// On the heap: the state is large (tables and a window of output).
+    private let state: UnsafeMutablePointer<inflate_state>
     private let chunks: [UnsafeRawBufferPointer]
     private var nextChunk = 0
-    private var ended = false
-    private let initialized: Bool
+    /// Set by the first error; igzip does not remember one itself.
+    private var failed = false
 
     /// A stream over `chunks`, the payloads of the `IDAT` chunks in order.
     init(chunks: [UnsafeRawBufferPointer]) {
         self.chunks = chunks
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        initialized = inflateInit_(stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        state = .allocate(capacity: 1)
+        isal_inflate_init(state)
+        state.pointee.crc_flag = UInt32(ISAL_ZLIB)
+        failed = !Self.hasStrictZlibHeader(chunks)
+    }
+
+    /// Whether the stream starts as zlib requires: deflate, a window of at
+    /// most 32 KiB, no preset dictionary, a correct header check. igzip takes
+    /// a larger window that zlib (and so libspng) refuses.
+    private static func hasStrictZlibHeader(_ chunks: [UnsafeRawBufferPointer]) -> Bool {
+        let header = chunks.lazy.flatMap { $0 }.prefix(2)
+        guard header.count == 2 else { return false }
+        let method = header[header.startIndex], flags = header[header.index(after: header.startIndex)]
+        return method & 0x0F == 8 && method >> 4 <= 7 && flags & 0x20 == 0
+            && (UInt16(method) << 8 | UInt16(flags)) % 31 == 0
     }
 
     deinit {
-        if initialized { inflateEnd(stream) }
-        stream.deallocate()
+        state.deallocate()
     }
+
+    /// Whether the whole stream, its checksum included, has been read.
+    private var ended: Bool { state.pointee.block_state == ISAL_BLOCK_FINISH }
 
     /// Inflates exactly `count` bytes into `buffer`; `false` if the stream
     /// cannot give them.
     mutating func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-        guard initialized else { return false }
-        stream.pointee.next_out = buffer
-        stream.pointee.avail_out = UInt32(count)
-        while stream.pointee.avail_out > 0 {
-            guard !ended else { return false }
-            feed()   // with no input left, zlib may still hold output
-            let status = inflate(stream, Z_NO_FLUSH)
-            if status == Z_STREAM_END {
-                ended = true
-            } else if status != Z_OK {
-                return false   // Z_BUF_ERROR here: no input and nothing more to give
-            }
+        state.pointee.next_out = buffer
+        state.pointee.avail_out = UInt32(count)
+        while state.pointee.avail_out > 0 {
+            guard !ended, step() else { return false }
         }
         return true
     }
@@ -49,34 +57,43 @@ struct InflateStream: ~Copyable {
     /// Whether the stream ends here, its checksum correct, with no more
     /// output and no unread input.
     mutating func finish() -> Bool {
-        guard initialized else { return false }
-        let spare = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
-        defer { spare.deallocate() }
+        var spare: UInt8 = 0
         while !ended {
-            feed()
-            stream.pointee.next_out = spare
-            stream.pointee.avail_out = 1
-            let status = inflate(stream, Z_NO_FLUSH)
-            if stream.pointee.avail_out == 0 { return false }   // more bytes than the image holds
-            if status == Z_STREAM_END {
-                ended = true
-            } else if status != Z_OK {
-                return false
+            let stepped = withUnsafeMutablePointer(to: &spare) { spare in
+                state.pointee.next_out = spare
+                state.pointee.avail_out = 1
+                return step()
             }
+            if !stepped || state.pointee.avail_out == 0 { return false }   // an error, or more bytes than the image holds
         }
-        return stream.pointee.avail_in == 0 && chunks[nextChunk...].allSatisfy { $0.isEmpty }
+        return !failed && state.pointee.avail_in == 0 && chunks[nextChunk...].allSatisfy { $0.isEmpty }
+    }
+
+    /// Runs the inflater once with input waiting, if any is left; `false`
+    /// on an error or when it can make no progress (the stream is cut short).
+    private mutating func step() -> Bool {
+        guard !failed else { return false }
+        feed()   // with no input left, igzip may still hold output
+        let input = state.pointee.avail_in, output = state.pointee.avail_out
+        if isal_inflate(state) < 0 {   // an invalid block, symbol, distance, header or checksum
+            failed = true
+            return false
+        }
+        let progressed = state.pointee.avail_in != input || state.pointee.avail_out != output || ended
+        if !progressed { failed = true }
+        return progressed
     }
 
     /// Makes sure input is waiting: the next non-empty chunk when the
     /// current one is used up, if any is left.
     private mutating func feed() {
-        while stream.pointee.avail_in == 0 {
+        while state.pointee.avail_in == 0 {
             guard nextChunk < chunks.count else { return }
             let chunk = chunks[nextChunk]
             nextChunk += 1
             guard let base = chunk.baseAddress, !chunk.isEmpty else { continue }
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
-            stream.pointee.avail_in = UInt32(chunk.count)
+            state.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self))
+            state.pointee.avail_in = UInt32(chunk.count)
         }
     }
 }

@@ -18,7 +18,7 @@ import Imago
 enum PNGFastPath {
     /// Thumbnails of images up to this many pixels are inflated in one call
     /// by libdeflate, which holds the whole inflated image for a moment;
-    /// larger ones are inflated by zlib as a stream, a row at a time, so
+    /// larger ones are inflated by ISA-L as a stream, a row at a time, so
     /// their memory stays the thumbnail plus a few rows.
     static let wholeInflatePixelLimit = 4 << 20
 

@@ -1,0 +1,2 @@
+#pragma once
+#include <isa-l/igzip_lib.h>
