@@ -3,9 +3,9 @@ import CSpng
 import Foundation
 import Imago
 
-/// The common PNGs decoded without libspng's inflate and unfilter:
-/// libdeflate inflates the whole image data at once (with SIMD Adler-32 and
-/// CRC-32), and ``PNGUnfilter`` undoes the filters.
+/// The common PNGs decoded without libspng's inflate and unfilter: ISA-L's
+/// igzip inflates the image data straight from its chunks
+/// (``InflateStream``), and ``PNGUnfilter`` undoes the filters.
 ///
 /// It takes only 8-bit RGB and RGBA images, not interlaced, whose image
 /// data is one run of `IDAT` chunks followed by an empty `IEND` chunk that
@@ -15,23 +15,16 @@ import Imago
 /// followed by more bytes, an unknown filter) returns `nil`, and libspng
 /// decodes the same bytes. So the fast path never accepts a file libspng
 /// rejects or rejects one it accepts; it is only faster when it says yes.
+///
+/// A thumbnail is made a row at a time, as the rows are inflated, so its
+/// memory is the thumbnail plus a few rows of the source.
 enum PNGFastPath {
-    /// Thumbnails of images up to this many pixels are inflated in one call
-    /// by libdeflate, which holds the whole inflated image for a moment;
-    /// larger ones are inflated by ISA-L as a stream, a row at a time, so
-    /// their memory stays the thumbnail plus a few rows.
-    static let wholeInflatePixelLimit = 4 << 20
-
     /// Decodes `data`, to `plan`'s size when given, or returns `nil` to let
     /// libspng decode it.
     ///
     /// - Parameter format: The format libspng would produce: `.rgb8` for
     ///   colour type 2 without `tRNS`, `.rgba8` for colour type 6.
-    /// - Parameter wholeInflatePixelLimit: Tests lower it to stream small images.
-    static func decode(
-        _ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?,
-        wholeInflatePixelLimit: Int = wholeInflatePixelLimit
-    ) -> Image? {
+    static func decode(_ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?) -> Image? {
         let colorType: UInt8
         switch format {
         case .rgb8: colorType = 2
@@ -42,42 +35,33 @@ enum PNGFastPath {
         let width = Int(header.width), height = Int(header.height)
         return data.withUnsafeBytes { bytes -> Image? in
             guard let chunks = imageDataChunks(in: bytes) else { return nil }
+            var stream = InflateStream(chunks: chunks)
             let bytesPerPixel = format.bytesPerPixel
             let rowBytes = width * bytesPerPixel
-            let filteredCount = height * (rowBytes + 1)
-            if let plan, width * height > wholeInflatePixelLimit {
-                var stream = InflateStream(chunks: chunks)
+            if let plan {
                 let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + 1)
                 defer { row.deallocate() }
                 return thumbnail(plan: plan) { _ in stream.read(into: row, count: rowBytes + 1) ? UnsafePointer(row) : nil }
                     .flatMap { stream.finish() ? $0 : nil }
             }
-            return withContiguous(chunks) { compressed -> Image? in
-                if let plan {
-                    let filtered = UnsafeMutableRawBufferPointer.allocate(byteCount: filteredCount, alignment: 16)
-                    defer { filtered.deallocate() }
-                    guard inflate(compressed, into: filtered) else { return nil }
-                    let base = filtered.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    return thumbnail(plan: plan) { row in UnsafePointer(base + row * (rowBytes + 1)) }
+            let filteredCount = height * (rowBytes + 1)
+            var decoded = false
+            let pixels = [UInt8](pixelCapacity: filteredCount) { buffer, count in
+                count = 0
+                let base = buffer.baseAddress!
+                guard stream.read(into: base, count: filteredCount), stream.finish() else { return }
+                // In place: row y moves up by y + 1 bytes as its filter byte is dropped.
+                for row in 0..<height {
+                    let source = base + row * (rowBytes + 1)
+                    let destination = base + row * rowBytes
+                    let previous = row > 0 ? UnsafePointer(destination - rowBytes) : nil
+                    guard PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination, previous: previous,
+                                               count: rowBytes, bytesPerPixel: bytesPerPixel) else { return }
                 }
-                var decoded = false
-                let pixels = [UInt8](pixelCapacity: filteredCount) { buffer, count in
-                    count = 0
-                    let base = buffer.baseAddress!
-                    guard inflate(compressed, into: UnsafeMutableRawBufferPointer(buffer)) else { return }
-                    // In place: row y moves up by y + 1 bytes as its filter byte is dropped.
-                    for row in 0..<height {
-                        let source = base + row * (rowBytes + 1)
-                        let destination = base + row * rowBytes
-                        let previous = row > 0 ? UnsafePointer(destination - rowBytes) : nil
-                        guard PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination, previous: previous,
-                                                   count: rowBytes, bytesPerPixel: bytesPerPixel) else { return }
-                    }
-                    count = height * rowBytes
-                    decoded = true
-                }
-                return decoded ? Image(width: width, height: height, pixelFormat: format, pixels: pixels) : nil
+                count = height * rowBytes
+                decoded = true
             }
+            return decoded ? Image(width: width, height: height, pixelFormat: format, pixels: pixels) : nil
         }
     }
 
@@ -105,16 +89,6 @@ enum PNGFastPath {
     /// five: libspng decodes the file and reports the error.
     private struct Declined: Error {}
 
-    /// Inflates a zlib stream that must fill `output` exactly and be used up.
-    private static func inflate(_ compressed: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
-        guard let decompressor = libdeflate_alloc_decompressor() else { return false }
-        defer { libdeflate_free_decompressor(decompressor) }
-        var used = 0
-        let result = libdeflate_zlib_decompress_ex(decompressor, compressed.baseAddress, compressed.count,
-                                                   output.baseAddress, output.count, &used, nil)
-        return result == LIBDEFLATE_SUCCESS && used == compressed.count
-    }
-
     /// The payloads of the `IDAT` run, each chunk's CRC checked, or `nil`
     /// unless the run is followed by an empty `IEND` that ends the file.
     /// The chunks before the run were checked by libspng.
@@ -140,21 +114,6 @@ enum PNGFastPath {
             offset = next
         }
         return nil
-    }
-
-    /// Runs `body` over the chunks as one buffer: the chunk itself when
-    /// there is one, a copy of them all otherwise.
-    private static func withContiguous<T>(_ chunks: [UnsafeRawBufferPointer], _ body: (UnsafeRawBufferPointer) -> T) -> T {
-        if chunks.count == 1 { return body(chunks[0]) }
-        let total = chunks.reduce(0) { $0 + $1.count }
-        let joined = UnsafeMutableRawBufferPointer.allocate(byteCount: max(total, 1), alignment: 16)
-        defer { joined.deallocate() }
-        var offset = 0
-        for chunk in chunks where chunk.count > 0 {
-            (joined.baseAddress! + offset).copyMemory(from: chunk.baseAddress!, byteCount: chunk.count)
-            offset += chunk.count
-        }
-        return body(UnsafeRawBufferPointer(rebasing: joined[0..<total]))
     }
 
     private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {

@@ -22,8 +22,8 @@ extension CodecFunctions where State == PNGState {
     /// (Adam7) PNGs deliver rows out of order and are decoded in full.
     ///
     /// 8-bit RGB and RGBA images take a faster path (`PNGFastPath`):
-    /// libdeflate inflates the image data in one call and Imago undoes the
-    /// row filters itself. Whenever that path cannot decode a file exactly
+    /// ISA-L's igzip inflates the image data straight from its chunks and
+    /// Imago undoes the row filters itself. Whenever that path cannot decode a file exactly
     /// as libspng would, libspng decodes it.
     public static var png: CodecFunctions<PNGState> { png(fastPath: true) }
 
