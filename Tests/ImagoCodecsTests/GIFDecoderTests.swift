@@ -221,6 +221,39 @@ import Testing
         #expect(image.frames[1].duration == 0.4)
     }
 
+    /// Thumbnails downscale each frame as it is drawn; the result must be a
+    /// full decode followed by the resize and crop CodecDecoder applies.
+    @Test func thumbnailsDownscaleEachFrameAsAFullDecodeThenResizeWould() throws {
+        var generator = SeededGenerator(seed: 0x61F)
+        let colors = (0..<16).map { _ in RGB(red: .random(in: 0...255, using: &generator), green: .random(in: 0...255, using: &generator),
+                                            blue: .random(in: 0...255, using: &generator)) }
+        func noise(_ width: Int, _ height: Int) -> [UInt8] { (0..<width * height).map { _ in .random(in: 0...15, using: &generator) } }
+        var frames = [GIFBuilder.Frame(width: 61, height: 43, indices: noise(61, 43))]
+        for (index, disposal) in [1, 2, 3, 0].enumerated() {   // sub-rectangles, transparency, every disposal
+            var frame = GIFBuilder.Frame(left: 5 * index, top: 3 * index, width: 30, height: 20, indices: noise(30, 20))
+            frame.control = GIFBuilder.Frame.Control(delay: 5 + index, disposal: disposal, transparentIndex: index % 2 == 0 ? 3 : nil)
+            frames.append(frame)
+        }
+        let data = GIFBuilder(width: 61, height: 43, globalColors: colors, loopCount: 2, frames: frames).data
+        let full = try decoder.decode(data)
+        let thumbnails = [Thumbnail(maximumPixelSize: 16), Thumbnail(width: 10, height: 20, mode: .crop),
+                          Thumbnail(width: 40, height: 9), Thumbnail(maximumPixelSize: 1), Thumbnail(maximumPixelSize: 100)]
+        for thumbnail in thumbnails {
+            let expected = PNGThumbnailTests.expected(full, thumbnail)
+            let image = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
+            #expect(image == expected, "\(thumbnail)")
+            #expect(image.frames.map(\.duration) == full.frames.map(\.duration) && image.loopCount == 2)
+            // One frame of the animation, also drawn on the full canvas first.
+            let third = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 2, thumbnail: thumbnail))
+            #expect(third.pixels == expected.frames[2].pixels, "frame 2, \(thumbnail)")
+        }
+        // The table itself hands back small frames: the full-size ones were never kept.
+        let table = CodecFunctions<GIFState>.gif
+        let small = try table.makeImage(try table.open(data, ImageDecodingOptions()), nil, ImageDecodingOptions(thumbnail: Thumbnail(maximumPixelSize: 16)))
+        let scaled = Thumbnail(maximumPixelSize: 16).scaledSize(width: 61, height: 43)
+        #expect(small.width == scaled.width && small.height == scaled.height && small.frames.count == 5)
+    }
+
     // MARK: Damaged and hostile files
 
     @Test func frameOutsideTheCanvasIsRejectedAtOpen() {

@@ -57,7 +57,7 @@ package struct ResamplingPlan: Sendable {
     }
 
     /// `pixels`, whose rows are `bytesPerRow` apart, resampled.
-    func resample(_ pixels: [UInt8], bytesPerRow: Int) -> [UInt8] {
+    package func resample(_ pixels: [UInt8], bytesPerRow: Int) -> [UInt8] {
         pixels.withUnsafeBufferPointer { input in
             makePixels { resampler in
                 for row in 0..<sourceHeight { resampler.append(row: input.baseAddress! + row * bytesPerRow) }

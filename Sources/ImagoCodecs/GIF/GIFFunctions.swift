@@ -34,6 +34,10 @@ extension CodecFunctions where State == GIFState {
     ///
     /// With a frame index `k`, frames 0...k are drawn and the image holds
     /// frame k only, with its duration; otherwise it holds every frame.
+    /// With a thumbnail, each frame is downscaled as soon as it is drawn, to
+    /// the thumbnail's size, so an animation never holds its frames at full
+    /// size: the memory is one canvas plus the small frames. The pixels are
+    /// those of a full decode followed by ``Image/resized(width:height:)``.
     /// Errors are ``CodecError``s from library `"giflib"`.
     public static var gif: CodecFunctions<GIFState> {
         CodecFunctions(
@@ -41,8 +45,8 @@ extension CodecFunctions where State == GIFState {
                 let state = try GIFState(data, maximumFrameCount: options.maximumFrameCount)
                 return OpenedImage(width: state.width, height: state.height, frameCount: state.frames.count, state: state)
             },
-            makeImage: { opened, frameIndex, _ in
-                try opened.state.decode(frameIndex: frameIndex)
+            makeImage: { opened, frameIndex, options in
+                try opened.state.decode(frameIndex: frameIndex, thumbnail: options.thumbnail)
             }
         )
     }
@@ -90,10 +94,18 @@ public struct GIFState: Sendable {
 
     /// Draws frames 0...`frameIndex` (every frame when `nil`) and returns the
     /// requested one, or all of them. `frameIndex` is one of ``frames``:
-    /// ``CodecDecoder`` has checked it (the contract of `makeImage`).
-    func decode(frameIndex: Int?) throws -> Image {
+    /// ``CodecDecoder`` has checked it (the contract of `makeImage`). With a
+    /// `thumbnail`, each frame kept is downscaled to its size as it is drawn.
+    func decode(frameIndex: Int?, thumbnail: Thumbnail? = nil) throws -> Image {
         let last = frameIndex ?? frames.count - 1
         let isAnimated = frames.count > 1
+        let plan = thumbnail.flatMap { thumbnail -> ResamplingPlan? in
+            // The size CodecDecoder would resize a full decode to.
+            let scaled = thumbnail.scaledSize(width: width, height: height)
+            let size = (width: min(scaled.width, width), height: min(scaled.height, height))
+            guard size != (width, height) else { return nil }
+            return ResamplingPlan(sourceWidth: width, sourceHeight: height, format: .rgba8, width: size.width, height: size.height)
+        }
         var canvas = GIFCanvas(width: width, height: height)
         var output: [ImageFrame] = []
         output.reserveCapacity(frameIndex == nil ? frames.count : 1)
@@ -106,7 +118,8 @@ public struct GIFState: Sendable {
                 try canvas.draw(frame, colors: colors) { row, count in try file.readRow(into: row, count: count) }
                 if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
                 if frameIndex == nil || frame.index == last {
-                    output.append(ImageFrame(pixels: canvas.pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil))
+                    let pixels = plan.map { $0.resample(canvas.pixels, bytesPerRow: width * 4) } ?? canvas.pixels
+                    output.append(ImageFrame(pixels: pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil))
                 }
                 return frame.index < last
             }
@@ -115,7 +128,7 @@ public struct GIFState: Sendable {
             throw CodecError.giflib(D_GIF_ERR_EOF_TOO_SOON, detail: "the file ended before frame \(last)")
         }
         return Image(
-            width: width, height: height, pixelFormat: .rgba8,
+            width: plan?.width ?? width, height: plan?.height ?? height, pixelFormat: .rgba8,
             frames: output,
             loopCount: isAnimated ? loopCount ?? 1 : 1
         )
