@@ -57,9 +57,12 @@ let package = Package(
         // The core: Foundation and Dispatch, and the ecosystem's logging and
         // metrics APIs (no-ops until an application bootstraps a backend);
         // no C library.
+        // C kernels for the resampler's inner loops (SSE2, NEON, or scalar).
+        .target(name: "CImagoKernels"),
         .target(
             name: "Imago",
             dependencies: [
+                "CImagoKernels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],

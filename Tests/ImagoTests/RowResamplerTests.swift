@@ -22,7 +22,11 @@ import Testing
             let pixels = (0..<count).map { Self.scrambled($0 &+ 1_000 * format.bytesPerPixel) }
             let image = Image(width: from.0, height: from.1, pixelFormat: format, pixels: pixels)
             let resized = image.resized(width: to.0, height: to.1)
-            #expect(resized.pixels == twoPass(image, width: to.0, height: to.1), "\(format) \(from) -> \(to)")
+            let expected = twoPass(image, width: to.0, height: to.1)
+            // On a mismatch, name the first differing byte rather than print both images.
+            let first = zip(resized.pixels, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(resized.pixels.count == expected.count && first == nil,
+                    "\(format) \(from) -> \(to): byte \(first.map(String.init) ?? "count") differs")
         }
     }
 

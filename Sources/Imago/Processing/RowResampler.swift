@@ -1,3 +1,4 @@
+import CImagoKernels
 /// How to resample images of one size and pixel format to another: the
 /// weights of both axes, computed once and shared by every frame.
 ///
@@ -140,7 +141,7 @@ package struct RowResampler: ~Copyable {
         let outRow = output + outputRow * rowFloats
         let channels = plan.format.bytesPerPixel
         guard plan.format.hasAlpha else {
-            for i in 0..<rowFloats { outRow[i] = Self.clampToByte(sums[i]) }
+            imago_floats_to_bytes(sums, outRow, rowFloats)   // clampToByte, vectorised
             return
         }
         let alpha = channels - 1
@@ -155,50 +156,23 @@ package struct RowResampler: ~Copyable {
     }
 
     /// `input` to `plan.width` columns in `rowSums`, premultiplied by alpha.
-    /// RGB and RGBA (nearly every image) have loops of their own with the
-    /// sums in registers; other formats take the general loop.
+    /// RGB and RGBA (nearly every image) run in C kernels (SSE2 where there
+    /// is SSE2, the same sums in the same order elsewhere); other formats
+    /// take the general loop.
     private func resampleHorizontally(_ input: UnsafePointer<UInt8>) {
         let mid = rowSums
         let outWidth = plan.width, taps = plan.horizontal.taps
         let channels = plan.format.bytesPerPixel
         plan.horizontal.weights.withUnsafeBufferPointer { weights in
             plan.horizontal.starts.withUnsafeBufferPointer { starts in
-                var out = 0
-                var weight = 0
                 switch plan.format {
                 case .rgb8:
-                    for x in 0..<outWidth {
-                        var source = starts[x] * 3
-                        var (r, g, b): (Float, Float, Float) = (0, 0, 0)
-                        for _ in 0..<taps {
-                            let w = weights[weight]
-                            r += Float(input[source]) * w
-                            g += Float(input[source + 1]) * w
-                            b += Float(input[source + 2]) * w
-                            source += 3
-                            weight += 1
-                        }
-                        mid[out] = r; mid[out + 1] = g; mid[out + 2] = b
-                        out += 3
-                    }
+                    imago_resample_row_rgb(input, plan.sourceWidth * 3, starts.baseAddress, weights.baseAddress, taps, outWidth, mid)
                 case .rgba8:
-                    for x in 0..<outWidth {
-                        var source = starts[x] * 4
-                        var (r, g, b, a): (Float, Float, Float, Float) = (0, 0, 0, 0)
-                        for _ in 0..<taps {
-                            let weighted = Float(input[source + 3]) * weights[weight]
-                            r += Float(input[source]) * weighted
-                            g += Float(input[source + 1]) * weighted
-                            b += Float(input[source + 2]) * weighted
-                            a += weighted
-                            source += 4
-                            weight += 1
-                        }
-                        mid[out] = r; mid[out + 1] = g; mid[out + 2] = b; mid[out + 3] = a
-                        out += 4
-                    }
+                    imago_resample_row_rgba(input, starts.baseAddress, weights.baseAddress, taps, outWidth, mid)
                 case .gray8, .grayAlpha8:
                     let alpha = plan.format.hasAlpha ? channels - 1 : -1
+                    var out = 0, weight = 0
                     mid.update(repeating: 0, count: rowFloats)
                     for x in 0..<outWidth {
                         var source = starts[x] * channels

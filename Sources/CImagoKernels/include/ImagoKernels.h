@@ -1,0 +1,26 @@
+#ifndef IMAGO_KERNELS_H
+#define IMAGO_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Rounds `count` floats to bytes, as Imago's resampler does: each value
+/// plus 0.5, clamped to [0, 255], truncated. SSE2 or NEON where the target
+/// has it, the same arithmetic in scalar code elsewhere, so the bytes are
+/// identical on every platform.
+void imago_floats_to_bytes(const float *input, uint8_t *output, size_t count);
+
+/// One row resampled horizontally, as Imago's resampler does: output pixel
+/// `x` sums `taps` source pixels from `starts[x]`, each times its weight
+/// `weights[x * taps + k]`, in ascending order. RGB (3 channels) sums the
+/// channels as they are; RGBA (4) premultiplies by alpha (each colour times
+/// alpha times weight, and alpha times weight into the fourth sum). The
+/// source row is `rowBytes` long and never read past. The float operations
+/// are the scalar ones, in the same order, so the sums are bit for bit those
+/// of the Swift loops they replace.
+void imago_resample_row_rgb(const uint8_t *row, size_t rowBytes, const intptr_t *starts, const float *weights,
+                            size_t taps, size_t outputWidth, float *output);
+void imago_resample_row_rgba(const uint8_t *row, const intptr_t *starts, const float *weights,
+                             size_t taps, size_t outputWidth, float *output);
+
+#endif
