@@ -27,7 +27,8 @@ stop_process_tree() {  # PID: TERM the process, then its descendants
     sleep 0.1
   done
   # shellcheck disable=SC2086
-  for child in "$pid" $children; do running "$child" && kill -9 "$child" 2>/dev/null; done
+  # A process may end between the check and the kill: that is not a failure.
+  for child in "$pid" $children; do running "$child" && kill -9 "$child" 2>/dev/null || true; done
   wait "$pid" 2>/dev/null || true
 }
 
