@@ -14,10 +14,7 @@ enum SHA256 {
 
     /// The digest of `bytes`, as 64 lower-case hex digits.
     static func hex(of bytes: some Sequence<UInt8>) -> String {
-        digest(of: Array(bytes)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        digest(of: Array(bytes)).lowercaseHex
     }
 
     /// The 32-byte digest of `message`.
