@@ -50,6 +50,26 @@ import Testing
         }
     }
 
+    /// A read bigger than igzip's 32-bit output count is handed over in
+    /// pieces; a small piece limit exercises the same loop.
+    @Test func aReadLargerThanOnePieceInflatesInPieces() {
+        let raw = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7 ^ $0 >> 3) }
+        let compressed = HandmadePNG.zlib(raw)
+        compressed.withUnsafeBytes { bytes in
+            // Split into chunks too, so pieces and chunk ends fall in different places.
+            let chunks = [UnsafeRawBufferPointer(rebasing: bytes[..<500]), UnsafeRawBufferPointer(rebasing: bytes[500...])]
+            for pieceLimit in [1, 7, 4_096, raw.count] {
+                var stream = InflateStream(chunks: chunks)
+                var output = [UInt8](repeating: 0, count: raw.count)
+                let read = output.withUnsafeMutableBufferPointer { stream.read(into: $0.baseAddress!, count: raw.count, pieceLimit: pieceLimit) }
+                #expect(read && output == raw && stream.finish(), "piece limit \(pieceLimit)")
+            }
+            var short = InflateStream(chunks: chunks)
+            var output = [UInt8](repeating: 0, count: raw.count + 1)
+            #expect(!output.withUnsafeMutableBufferPointer { short.read(into: $0.baseAddress!, count: raw.count + 1, pieceLimit: 7) })
+        }
+    }
+
     @Test func damagedFilesFailOrDecodeExactlyAsLibspngDecidesThem() throws {
         let source = PNGThumbnailTests.noise(width: 40, height: 30, format: .rgba8)
         let good = HandmadePNG(image: source, filters: (0..<30).map { UInt8($0 % 5) }, chunkSizes: [500])

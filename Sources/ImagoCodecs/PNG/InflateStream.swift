@@ -45,11 +45,20 @@ struct InflateStream: ~Copyable {
 
     /// Inflates exactly `count` bytes into `buffer`; `false` if the stream
     /// cannot give them.
-    mutating func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-        state.pointee.next_out = buffer
-        state.pointee.avail_out = UInt32(count)
-        while state.pointee.avail_out > 0 {
-            guard !ended, step() else { return false }
+    ///
+    /// - Parameter pieceLimit: The most bytes handed to igzip at once (its
+    ///   output count is 32-bit, and a whole image may be larger); tests
+    ///   lower it.
+    mutating func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int, pieceLimit: Int = Int(UInt32.max)) -> Bool {
+        var offset = 0
+        while offset < count {
+            let piece = min(count - offset, pieceLimit)
+            state.pointee.next_out = buffer + offset
+            state.pointee.avail_out = UInt32(piece)
+            while state.pointee.avail_out > 0 {
+                guard !ended, step() else { return false }
+            }
+            offset += piece
         }
         return true
     }

@@ -126,7 +126,7 @@ final class ImageServerEngine: Sendable {
             let rendered = RenderedImage(
                 data: data,
                 format: format,
-                etag: "\"" + Array(SHA256.hash(data: data)).lowercaseHex + "\"",
+                etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
                 sourceLayer: response.source.rawValue,
                 sourceByteCount: response.byteCount,
                 sourceMetrics: response.metrics,
