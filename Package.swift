@@ -96,6 +96,12 @@ let package = Package(
             pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]
         ),
+        // Little CMS 2: embedded colour profiles converted to sRGB.
+        .systemLibrary(
+            name: "CLcms2",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
+        ),
         // giflib ships a pkg-config file only in recent releases; its header is on the default path.
         .systemLibrary(
             name: "CGif",
@@ -104,7 +110,7 @@ let package = Package(
         // JPEG, PNG, GIF and WebP decoders and encoders over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif"],
+            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.
@@ -152,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCodecsTests",
-            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting", "CDeflate", "CSpng"],
+            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting", "CDeflate", "CSpng", "CLcms2"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

@@ -3,6 +3,9 @@ import Imago
 
 /// The decoders of `ImagoCodecs`, one per format, and a registry of all of them.
 ///
+/// The JPEG, PNG and WebP decoders convert images with an embedded colour
+/// profile to sRGB with Little CMS (see ``ImageDecodingOptions/colorManagement``).
+///
 /// ```swift
 /// let client = NetworkClient(imageDecoder: ImageDecoders.all)
 /// let png = ImageDecoders.png()                       // libspng
@@ -42,9 +45,10 @@ public enum ImageDecoders {
     public static func jpeg() -> CodecDecoder { jpeg(functions: .jpeg) }
 
     /// A JPEG decoder over `functions`: the production table with an entry
-    /// replaced, or a test double.
-    public static func jpeg<State>(functions: CodecFunctions<State>) -> CodecDecoder {
-        CodecDecoder(format: .jpeg, functions: functions)
+    /// replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func jpeg<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .jpeg, functions: functions, colorConversion: colorConversion)
     }
 
     /// The GIF decoder (every frame composited) over giflib.
@@ -60,17 +64,19 @@ public enum ImageDecoders {
     public static func webp() -> CodecDecoder { webp(functions: .webp) }
 
     /// A WebP decoder over `functions`: the production table with an entry
-    /// replaced, or a test double.
-    public static func webp<State>(functions: CodecFunctions<State>) -> CodecDecoder {
-        CodecDecoder(format: .webp, functions: functions)
+    /// replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func webp<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .webp, functions: functions, colorConversion: colorConversion)
     }
 
     /// The PNG decoder over libspng.
     public static func png() -> CodecDecoder { png(functions: .png) }
 
     /// A PNG decoder over `functions`: the production table with an entry
-    /// replaced, or a test double.
-    public static func png<State>(functions: CodecFunctions<State>) -> CodecDecoder {
-        CodecDecoder(format: .png, functions: functions)
+    /// replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func png<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .png, functions: functions, colorConversion: colorConversion)
     }
 }

@@ -8,19 +8,23 @@ import Imago
 /// let webp = try ImageEncoders.webp(lossless: true).encode(image)
 /// ```
 public enum ImageEncoders {
-    /// A PNG encoder.
-    public static func png(compressionLevel: Int = 6) -> PNGEncoder {
-        PNGEncoder(compressionLevel: compressionLevel)
+    /// A PNG encoder. An image's colour profile is always embedded;
+    /// `embedsSRGBProfile` also marks images without one as sRGB.
+    public static func png(compressionLevel: Int = 6, embedsSRGBProfile: Bool = false) -> PNGEncoder {
+        PNGEncoder(compressionLevel: compressionLevel, embedsSRGBProfile: embedsSRGBProfile)
     }
 
-    /// A JPEG encoder.
-    public static func jpeg(quality: Int = 85, progressive: Bool = false) -> JPEGEncoder {
-        JPEGEncoder(quality: quality, progressive: progressive)
+    /// A JPEG encoder. An image's colour profile is always embedded;
+    /// `embedsSRGBProfile` also tags images without one as sRGB.
+    public static func jpeg(quality: Int = 85, progressive: Bool = false, embedsSRGBProfile: Bool = false) -> JPEGEncoder {
+        JPEGEncoder(quality: quality, progressive: progressive, embedsSRGBProfile: embedsSRGBProfile)
     }
 
-    /// A WebP encoder, lossy at `quality` or lossless.
-    public static func webp(quality: Float = 80, lossless: Bool = false) -> WebPEncoder {
-        WebPEncoder(quality: quality, lossless: lossless)
+    /// A WebP encoder, lossy at `quality` or lossless. An image's colour
+    /// profile is always embedded; `embedsSRGBProfile` also tags images
+    /// without one as sRGB.
+    public static func webp(quality: Float = 80, lossless: Bool = false, embedsSRGBProfile: Bool = false) -> WebPEncoder {
+        WebPEncoder(quality: quality, lossless: lossless, embedsSRGBProfile: embedsSRGBProfile)
     }
 
     /// The encoder for `format`, with default settings; `nil` for formats

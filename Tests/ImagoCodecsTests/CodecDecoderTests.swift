@@ -108,6 +108,7 @@ import Testing
         functions.makeImage = { opened, _, _ in TestImages.solid(width: opened.width, height: opened.height) }
         let png = try Fixtures.data("pngsuite/basn2c08.png")
         let image = try CodecDecoder(format: .png, functions: functions).decode(png)
-        #expect(image == TestImages.solid(width: 32, height: 32))
+        #expect(image.pixels == TestImages.solid(width: 32, height: 32).pixels)
+        #expect(image.colorProfile?.colorSpace == "RGB", "the real open read the file's gAMA chunk; a decoder without a colour table keeps it")
     }
 }

@@ -21,11 +21,19 @@ import Foundation
 ///    except that an image still larger than the thumbnail's
 ///    ``Thumbnail/scaledSize(width:height:)`` is resized, and one larger
 ///    than the box is cropped for ``ResizeMode/crop``.
+/// 4. When the file embeds a colour profile (``OpenedImage/colorProfile``),
+///    the image is converted to sRGB through the ``ColorConversionFunctions``
+///    table, or keeps the profile in ``Image/colorProfile``, as
+///    ``ImageDecodingOptions/colorManagement`` says. A decoder made without
+///    a colour table keeps every profile.
 ///
 /// The table's own errors are kept, unchanged, as ``ImageDecodingError/underlying``.
 public struct CodecDecoder: ImageDecoding {
     /// The format this decoder handles (used in errors).
     public let format: ImageFormat
+    /// What converts images with an embedded profile to sRGB; `nil` keeps
+    /// every profile on the image.
+    public let colorConversion: ColorConversionFunctions?
 
     /// The table's `makeImage`, bound to the state its `open` produced.
     typealias ImageStep = @Sendable (_ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
@@ -42,12 +50,14 @@ public struct CodecDecoder: ImageDecoding {
     /// ```swift
     /// let decoder = CodecDecoder(format: .png, functions: .png)
     /// ```
-    public init<State>(format: ImageFormat, functions: CodecFunctions<State>) {
+    public init<State>(format: ImageFormat, functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = nil) {
         self.format = format
+        self.colorConversion = colorConversion
         openTable = { data, options in
             let opened = try functions.open(data, options)
             let makeImage: ImageStep = { frameIndex, options in try functions.makeImage(opened, frameIndex, options) }
-            return OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: makeImage)
+            return OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: makeImage,
+                               colorProfile: opened.colorProfile)
         }
     }
 
@@ -65,7 +75,19 @@ public struct CodecDecoder: ImageDecoding {
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
-        guard let thumbnail = options.thumbnail else { return image }
+        let fitted = options.thumbnail.map { fit(image, to: $0, opened: opened) } ?? image
+        guard let profile = opened.colorProfile else { return fitted }
+        if options.colorManagement == .convertToSRGB, let colorConversion {
+            // A profile that cannot be used is ignored, as browsers do.
+            return (try? colorConversion.convertToSRGB(fitted, profile)) ?? fitted
+        }
+        var kept = fitted
+        kept.colorProfile = profile
+        return kept
+    }
+
+    /// Fits the table's image to the thumbnail, as the type's summary says.
+    private func fit(_ image: Image, to thumbnail: Thumbnail, opened: OpenedImage<ImageStep>) -> Image {
         // The target comes from the header's size, not from the table's
         // (possibly DCT-scaled, rounded) output, so every path gives the
         // same size. The table may have turned the image upright.

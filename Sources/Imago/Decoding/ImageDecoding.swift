@@ -37,6 +37,23 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// When set, the image is scaled down to this box (fit, fill or crop),
     /// starting while decoding where the codec can (JPEG).
     public var thumbnail: Thumbnail?
+    /// What to do with an embedded colour profile. Default:
+    /// ``ColorManagement/convertToSRGB``.
+    public var colorManagement: ColorManagement
+
+    /// What a decoder does with a file's colour profile.
+    public enum ColorManagement: Sendable, Hashable {
+        /// Convert the pixels to sRGB, so that they display the same
+        /// everywhere; the image carries no profile. A profile that cannot
+        /// be used (malformed, or for other pixels than the file's, such as
+        /// a CMYK profile on a decoded RGB image) is ignored and the pixels
+        /// are kept as stored, as browsers do.
+        case convertToSRGB
+        /// Keep the pixels as stored and the profile in
+        /// ``Image/colorProfile``, for an application that manages colour
+        /// itself or re-encodes without changing the pixels.
+        case keepOriginal
+    }
 
     /// Shorthand for a square ``Thumbnail`` that bounds the longer side;
     /// `nil` when there is no thumbnail or it is not of that kind.
@@ -57,11 +74,13 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         maximumFrameCount: Int = 1_000,
         frameIndex: Int? = nil,
         maximumPixelSize: Int? = nil,
-        thumbnail: Thumbnail? = nil
+        thumbnail: Thumbnail? = nil,
+        colorManagement: ColorManagement = .convertToSRGB
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.maximumFrameCount = maximumFrameCount
         self.frameIndex = frameIndex
         self.thumbnail = thumbnail ?? maximumPixelSize.map(Thumbnail.init(maximumPixelSize:))
+        self.colorManagement = colorManagement
     }
 }

@@ -20,19 +20,25 @@ public struct OpenedImage<State: Sendable>: Sendable {
     /// Codec-specific state carried from ``CodecFunctions/open`` to
     /// ``CodecFunctions/makeImage`` (typically the data and parsed header fields).
     public var state: State
+    /// The colour profile the file embeds, if any. ``CodecDecoder`` converts
+    /// the table's image from it to sRGB, or attaches it to the image, as
+    /// ``ImageDecodingOptions/colorManagement`` says; `makeImage` itself
+    /// leaves the pixels as stored.
+    public var colorProfile: ColorProfile?
 
     /// Creates a description of an opened image with its codec state.
-    public init(width: Int, height: Int, frameCount: Int = 1, state: State) {
+    public init(width: Int, height: Int, frameCount: Int = 1, state: State, colorProfile: ColorProfile? = nil) {
         self.width = width
         self.height = height
         self.frameCount = frameCount
         self.state = state
+        self.colorProfile = colorProfile
     }
 }
 
 extension OpenedImage where State == Void {
     /// Creates a description of an opened image that carries no codec state.
-    public init(width: Int, height: Int, frameCount: Int = 1) {
-        self.init(width: width, height: height, frameCount: frameCount, state: ())
+    public init(width: Int, height: Int, frameCount: Int = 1, colorProfile: ColorProfile? = nil) {
+        self.init(width: width, height: height, frameCount: frameCount, state: (), colorProfile: colorProfile)
     }
 }

@@ -28,6 +28,11 @@ public struct Image: Sendable, Hashable {
     /// The loop count the file declares, as ImageIO and Pillow report it:
     /// `0` means forever. `1` for a still image.
     public let loopCount: Int
+    /// The colour space of the pixels when it is not sRGB: set by a decoder
+    /// told to keep the file's profile
+    /// (``ImageDecodingOptions/ColorManagement/keepOriginal``), kept by
+    /// every transformation, and embedded by the encoders. `nil` means sRGB.
+    public var colorProfile: ColorProfile?
 
     /// Creates a still image from its pixels.
     ///
@@ -91,6 +96,15 @@ public struct Image: Sendable, Hashable {
     /// The pixels of the first frame.
     public var pixels: [UInt8] { frames[0].pixels }
 
+    /// An image made from this one: new size, format and frames, the same
+    /// loop count, and the same colour profile unless the pixels changed
+    /// between colour and gray (a profile describes one or the other).
+    package func derived(width: Int, height: Int, pixelFormat: PixelFormat, frames: [ImageFrame]) -> Image {
+        var image = Image(width: width, height: height, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
+        if pixelFormat.isGray == self.pixelFormat.isGray { image.colorProfile = colorProfile }
+        return image
+    }
+
     /// Whether the image has more than one frame.
     public var isAnimated: Bool { frames.count > 1 }
 
@@ -115,7 +129,8 @@ public struct Image: Sendable, Hashable {
 extension Image: CustomStringConvertible {
     public var description: String {
         let animation = isAnimated ? ", \(frames.count) frames" : ""
-        return "Image(\(width)x\(height), \(pixelFormat)\(animation))"
+        let profile = colorProfile.map { ", \($0)" } ?? ""
+        return "Image(\(width)x\(height), \(pixelFormat)\(animation)\(profile))"
     }
 }
 

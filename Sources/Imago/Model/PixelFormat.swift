@@ -22,5 +22,8 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Whether the format carries an alpha channel.
     public var hasAlpha: Bool { self == .rgba8 || self == .grayAlpha8 }
 
+    /// Whether the pixels are gray (``gray8`` or ``grayAlpha8``) rather than colour.
+    public var isGray: Bool { self == .gray8 || self == .grayAlpha8 }
+
     public var description: String { rawValue }
 }

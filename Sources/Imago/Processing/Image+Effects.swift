@@ -21,7 +21,7 @@ extension Image {
             }
             return ImageFrame(pixels: pixels, duration: frame.duration)
         }
-        return Image(width: width, height: height, pixelFormat: .rgba8, frames: frames, loopCount: loopCount)
+        return derived(width: width, height: height, pixelFormat: .rgba8, frames: frames)
     }
 
     /// The image blurred by three passes of a box filter of `radius` pixels
@@ -38,7 +38,7 @@ extension Image {
             }
             return ImageFrame(pixels: pixels, duration: frame.duration)
         }
-        return Image(width: width, height: height, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
+        return derived(width: width, height: height, pixelFormat: pixelFormat, frames: frames)
     }
 
     /// One box-filter pass along rows or columns, with a running sum.

@@ -37,6 +37,6 @@ extension Image {
             }
             return ImageFrame(pixels: pixels, duration: frame.duration)
         }
-        return Image(width: outWidth, height: outHeight, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
+        return derived(width: outWidth, height: outHeight, pixelFormat: pixelFormat, frames: frames)
     }
 }

@@ -39,7 +39,7 @@ extension Image {
             }
             return ImageFrame(pixels: pixels, duration: frame.duration)
         }
-        return Image(width: width, height: height, pixelFormat: format, frames: frames, loopCount: loopCount)
+        return derived(width: width, height: height, pixelFormat: format, frames: frames)
     }
 
     /// ITU-R 601 luma, rounded.

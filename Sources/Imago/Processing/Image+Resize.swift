@@ -59,7 +59,7 @@ extension Image {
             }
             return ImageFrame(pixels: pixels, duration: frame.duration)
         }
-        return Image(width: right - left, height: bottom - top, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
+        return derived(width: right - left, height: bottom - top, pixelFormat: pixelFormat, frames: frames)
     }
 
     /// The image resampled to exactly `width` x `height`.
@@ -75,6 +75,6 @@ extension Image {
         let frames = frames.map { frame in
             ImageFrame(pixels: plan.resample(frame.pixels, bytesPerRow: bytesPerRow), duration: frame.duration)
         }
-        return Image(width: width, height: height, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
+        return derived(width: width, height: height, pixelFormat: pixelFormat, frames: frames)
     }
 }

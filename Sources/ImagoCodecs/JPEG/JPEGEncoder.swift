@@ -6,16 +6,21 @@ import Imago
 ///
 /// Colour images use 4:2:0 chroma subsampling below quality 90 and 4:4:4
 /// from 90 up; gray images stay one channel. Alpha is dropped (JPEG has none).
+/// An image's ``Image/colorProfile`` is embedded (`APP2` segments).
 public struct JPEGEncoder: ImageEncoding {
     /// The quality, 1 (smallest) to 100 (best). Default: 85.
     public var quality: Int
     /// Whether to write a progressive JPEG.
     public var progressive: Bool
+    /// Whether to embed the sRGB profile when the image has no profile of
+    /// its own (its pixels are sRGB). Default: `false`, as most web images.
+    public var embedsSRGBProfile: Bool
 
     /// Creates a JPEG encoder.
-    public init(quality: Int = 85, progressive: Bool = false) {
+    public init(quality: Int = 85, progressive: Bool = false, embedsSRGBProfile: Bool = false) {
         self.quality = quality
         self.progressive = progressive
+        self.embedsSRGBProfile = embedsSRGBProfile
     }
 
     public var format: ImageFormat { .jpeg }
@@ -50,6 +55,8 @@ public struct JPEGEncoder: ImageEncoding {
             let error = CodecError.libjpegTurbo(.call(handle))
             throw ImageEncodingError(.encodingFailed, format: .jpeg, message: error.message, underlying: error)
         }
-        return Data(bytes: output, count: Int(length))
+        let encoded = Data(bytes: output, count: Int(length))
+        guard let profile = EmbeddedProfile.profile(for: image, embedsSRGB: embedsSRGBProfile) else { return encoded }
+        return try EmbeddedProfile.inserting(profile, intoJPEG: encoded)
     }
 }

@@ -6,7 +6,8 @@ extension CodecFunctions where State == JPEGState {
     /// The production table for JPEG, over libjpeg-turbo's TurboJPEG API
     /// (error codes only, no `setjmp` in Imago's code).
     ///
-    /// `open` reads the frame header and the EXIF orientation. `makeImage`
+    /// `open` reads the frame header, the EXIF orientation and the ICC
+    /// profile (`APP2` segments, reassembled). `makeImage`
     /// decodes grayscale JPEGs to `gray8` and everything else to `rgb8`
     /// (CMYK and YCCK are converted, assuming Adobe's inverted CMYK), then
     /// turns the image upright as its EXIF orientation says. With a
@@ -19,9 +20,9 @@ extension CodecFunctions where State == JPEGState {
         CodecFunctions(
             open: { data, _ in
                 let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
-                let orientation = ExifOrientation.read(from: data)
-                let state = JPEGState(data: data, colorspace: header.colorspace, orientation: orientation)
-                return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state)
+                let metadata = JPEGMetadata(reading: data)
+                let state = JPEGState(data: data, colorspace: header.colorspace, orientation: metadata.orientation)
+                return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
             },
             makeImage: { opened, _, options in
                 let state = opened.state

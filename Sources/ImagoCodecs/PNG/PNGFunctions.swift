@@ -5,9 +5,12 @@ import Imago
 extension CodecFunctions where State == PNGState {
     /// The production table for PNG, over libspng.
     ///
-    /// `open` reads only the `IHDR` chunk. `makeImage` decodes to RGBA8 when
+    /// `open` reads the `IHDR` chunk and, of the chunks before the image data,
+    /// the colour profile (`iCCP`; or `sRGB`, `gAMA` and `cHRM`) and the
+    /// `eXIf` orientation. `makeImage` decodes to RGBA8 when
     /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
-    /// samples are reduced to 8 bits and palettes expanded. libspng's limits
+    /// samples are reduced to 8 bits and palettes expanded; the image is
+    /// turned upright as the `eXIf` orientation says. libspng's limits
     /// are set on every context: 16 MB per chunk and 64 MB of cached
     /// ancillary chunks, and, for `makeImage`, width and height no larger
     /// than the header ``CodecDecoder`` approved (a defence in depth: the
@@ -31,26 +34,35 @@ extension CodecFunctions where State == PNGState {
     static func png(fastPath: Bool) -> CodecFunctions<PNGState> {
         CodecFunctions(
             open: { data, _ in
-                let header = try SpngContext.withContext(data) { context in try context.header() }
-                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1, state: PNGState(data: data))
+                let (header, metadata) = try SpngContext.withContext(data) { context in (try context.header(), context.metadata()) }
+                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1,
+                                   state: PNGState(data: data, orientation: metadata.orientation), colorProfile: metadata.colorProfile)
             },
             makeImage: { opened, _, options in
                 let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
-                return try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
-                    if let thumbnail = options.thumbnail { try context.decode(scaledTo: thumbnail) } else { try context.decode() }
+                let orientation = opened.state.orientation
+                let image = try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
+                    guard var thumbnail = options.thumbnail else { return try context.decode() }
+                    // The box, as the stored (not yet upright) pixels see it.
+                    if orientation.swapsDimensions { thumbnail = Thumbnail(width: thumbnail.height, height: thumbnail.width, mode: thumbnail.mode) }
+                    return try context.decode(scaledTo: thumbnail)
                 }
+                return image.applying(orientation)
             }
         )
     }
 }
 
-/// What the PNG table's `open` hands to its `makeImage`: the encoded bytes.
+/// What the PNG table's `open` hands to its `makeImage`: the encoded bytes
+/// and the EXIF orientation.
 ///
 /// Only `CodecFunctions.png` makes one, so its `makeImage` always
 /// receives data its `open` has read.
 public struct PNGState: Sendable {
     /// The encoded file.
     let data: Data
+    /// The orientation of the `eXIf` chunk; ``ImageOrientation/up`` without one.
+    let orientation: ImageOrientation
 }
 
 /// One libspng decoding context over a buffer, freed when done.
@@ -102,6 +114,33 @@ struct SpngContext: ~Copyable {
         var header = spng_ihdr()
         try Self.check(spng_get_ihdr(context, &header))
         return header
+    }
+
+    /// The colour profile and EXIF orientation of the chunks before the
+    /// image data. The profile is the `iCCP` chunk's; with none, none for an
+    /// `sRGB` chunk, else the one `gAMA` and `cHRM` describe (PNG's order of
+    /// precedence). A malformed chunk counts as absent, as browsers treat it.
+    func metadata() -> (colorProfile: ColorProfile?, orientation: ImageOrientation) {
+        var orientation = ImageOrientation.up
+        var exif = spng_exif()
+        if spng_get_exif(context, &exif) == 0, let bytes = exif.data, exif.length > 0 {
+            orientation = ExifOrientation.orientation(inEXIF: Data(bytes: bytes, count: exif.length))
+        }
+        var iccp = spng_iccp()
+        if spng_get_iccp(context, &iccp) == 0, let bytes = iccp.profile, iccp.profile_len > 0 {
+            return (ColorProfile(data: Data(bytes: bytes, count: iccp.profile_len)), orientation)
+        }
+        var intent: UInt8 = 0
+        if spng_get_srgb(context, &intent) == 0 { return (nil, orientation) }
+        var gamma = 0.0
+        let hasGamma = spng_get_gama(context, &gamma) == 0 && gamma > 0
+        var chrm = spng_chrm()
+        let chromaticities = spng_get_chrm(context, &chrm) == 0
+            ? PNGChromaticities(white: (chrm.white_point_x, chrm.white_point_y), red: (chrm.red_x, chrm.red_y),
+                                green: (chrm.green_x, chrm.green_y), blue: (chrm.blue_x, chrm.blue_y))
+            : nil
+        guard hasGamma || chromaticities != nil else { return (nil, orientation) }
+        return (ColorProfile.png(gamma: hasGamma ? gamma : nil, chromaticities: chromaticities), orientation)
     }
 
     /// Decodes the whole image.

@@ -33,14 +33,21 @@ public struct WebPEncoder: ImageEncoding {
     /// Whether to encode losslessly (VP8L) instead of lossy (VP8).
     public var lossless: Bool
 
+    /// Whether to embed the sRGB profile when the image has no profile of
+    /// its own (its pixels are sRGB). Default: `false`. An image's
+    /// ``Image/colorProfile`` is always embedded (an `ICCP` chunk).
+    public var embedsSRGBProfile: Bool
+
     /// Creates an encoder.
     ///
     /// - Parameters:
     ///   - quality: The lossy quality, 0...100; default 80.
     ///   - lossless: Whether to encode losslessly; default `false`.
-    public init(quality: Float = 80, lossless: Bool = false) {
+    ///   - embedsSRGBProfile: Whether to tag an image without a profile as sRGB; default `false`.
+    public init(quality: Float = 80, lossless: Bool = false, embedsSRGBProfile: Bool = false) {
         self.quality = quality
         self.lossless = lossless
+        self.embedsSRGBProfile = embedsSRGBProfile
     }
 
     /// Encodes the first frame of `image`.
@@ -78,7 +85,9 @@ public struct WebPEncoder: ImageEncoding {
             let failure = CodecError(.encodingFailed)
             throw ImageEncodingError(.encodingFailed, format: .webp, message: "\(failure)", underlying: failure)
         }
-        return Data(bytes: output, count: size)
+        let encoded = Data(bytes: output, count: size)
+        guard let profile = EmbeddedProfile.profile(for: image, embedsSRGB: embedsSRGBProfile) else { return encoded }
+        return EmbeddedProfile.inserting(profile, intoWebP: encoded, width: image.width, height: image.height, hasAlpha: hasAlpha)
     }
 
     /// The first frame's pixels as RGB or RGBA, with their row stride:

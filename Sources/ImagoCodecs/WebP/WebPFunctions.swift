@@ -9,6 +9,8 @@ extension CodecFunctions where State == WebPState {
     /// (no pixels are decoded). For an animation it also runs the demuxer to
     /// learn the canvas size, the frame count and the loop count, and
     /// rejects a file whose frame rectangles do not all lie inside the canvas.
+    /// It reads the `ICCP` chunk (the colour profile) and the orientation in
+    /// the `EXIF` chunk.
     ///
     /// `makeImage` decodes a still image straight into the returned buffer:
     /// `.rgba8` when the bitstream has alpha, otherwise `.rgb8`. An animation
@@ -20,7 +22,8 @@ extension CodecFunctions where State == WebPState {
     /// With a ``ImageDecodingOptions/thumbnail``, a still image is scaled by
     /// libwebp while decoding, to the thumbnail's
     /// ``Thumbnail/scaledSize(width:height:)``; animations are decoded at
-    /// full size and ``CodecDecoder`` resizes them.
+    /// full size and ``CodecDecoder`` resizes them. Every image is turned
+    /// upright as the EXIF orientation says.
     ///
     /// Errors are ``CodecError`` values with `library == "libwebp"`.
     ///
@@ -32,19 +35,23 @@ extension CodecFunctions where State == WebPState {
         CodecFunctions(
             open: { data, _ in
                 let state = try WebPState(reading: data)
-                return OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state)
+                return OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
+                                   colorProfile: state.metadata.colorProfile)
             },
             makeImage: { opened, frameIndex, options in
                 let state = opened.state
+                let orientation = state.metadata.orientation
                 if let animation = state.animation {
-                    return try WebPAnimation.decode(state, animation: animation, frameIndex: frameIndex)
+                    return try WebPAnimation.decode(state, animation: animation, frameIndex: frameIndex).applying(orientation)
                 }
                 // A thumbnail of a still image: let libwebp scale while decoding.
-                if let thumbnail = options.thumbnail {
+                if var thumbnail = options.thumbnail {
+                    // The box, as the stored (not yet upright) pixels see it.
+                    if orientation.swapsDimensions { thumbnail = Thumbnail(width: thumbnail.height, height: thumbnail.width, mode: thumbnail.mode) }
                     let size = thumbnail.scaledSize(width: state.width, height: state.height)
-                    if size.width < state.width || size.height < state.height { return try state.decodeStill(scaledTo: size) }
+                    if size.width < state.width || size.height < state.height { return try state.decodeStill(scaledTo: size).applying(orientation) }
                 }
-                return try state.decodeStill()
+                return try state.decodeStill().applying(orientation)
             }
         )
     }
@@ -74,6 +81,8 @@ public struct WebPState: Sendable {
     let hasAlpha: Bool
     /// Set for an animated file.
     let animation: Animation?
+    /// The ICC profile and EXIF orientation of the file's chunks.
+    let metadata: WebPMetadata
 
     /// The number of frames; 1 for a still image.
     var frameCount: Int { animation?.frameCount ?? 1 }
@@ -87,6 +96,7 @@ public struct WebPState: Sendable {
         try WebPFailure.check(status)
         self.data = data
         self.hasAlpha = features.has_alpha != 0
+        self.metadata = WebPMetadata(reading: data)
         if features.has_animation != 0 {
             let canvas = try WebPAnimation.inspect(data)
             self.width = canvas.width

@@ -1,0 +1,264 @@
+import CLcms2
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// Embedded colour profiles: read from each format, converted to sRGB by
+/// default (checked against lcms2's own transform of the same pixels and
+/// against Pillow's ImageCms), kept on request, and written back by the
+/// encoders. Fixtures: `scripts/fixtures/make-color-fixtures.py`.
+@Suite struct ColorManagementTests {
+    static let keep = ImageDecodingOptions(colorManagement: .keepOriginal)
+
+    private func decode(_ name: String, _ options: ImageDecodingOptions = ImageDecodingOptions()) throws -> Image {
+        let data = try Fixtures.data("color/\(name)")
+        let format = try #require(ImageFormat(sniffing: data))
+        return try ImageDecoders.decoder(for: format).decode(data, options: options)
+    }
+
+    private func profile(_ name: String) throws -> ColorProfile {
+        ColorProfile(data: try Fixtures.data("color/\(name)"))
+    }
+
+    @Test(arguments: [
+        ("display-p3.jpg", "display-p3.icc"),
+        ("display-p3.png", "display-p3.icc"),
+        ("adobe-rgb.png", "adobe-rgb.icc"),
+        ("adobe-rgb-alpha.webp", "adobe-rgb.icc"),
+        ("prophoto.webp", "prophoto.icc"),
+        ("prophoto-big.jpg", "prophoto-big.icc"),
+    ])
+    func wideGamutFilesConvertAsLittleCMSDoes(file: String, icc: String) throws {
+        let stored = try decode(file, Self.keep)
+        #expect(stored.colorProfile == (try profile(icc)), "the embedded profile, byte for byte")
+        let converted = try decode(file)
+        #expect(converted.colorProfile == nil)
+        #expect((converted.width, converted.height, converted.pixelFormat) == (stored.width, stored.height, stored.pixelFormat))
+        let reference = try referenceTransform(stored, profile: try profile(icc))
+        #expect(maximumDifference(converted.pixels, reference) <= 1, "against lcms2's own transform of the stored pixels")
+        #expect(maximumDifference(converted.pixels, stored.pixels) > 20, "the conversion changed the pixels")
+        if stored.pixelFormat == .rgba8 {
+            let alpha = { (pixels: [UInt8]) in stride(from: 3, to: pixels.count, by: 4).map { pixels[$0] } }
+            #expect(alpha(converted.pixels) == alpha(stored.pixels), "alpha is copied")
+        }
+    }
+
+    /// `roundTrip`: how far the card may land from where it began after
+    /// sRGB → space → 8 bits → sRGB. ProPhoto spreads its huge gamut over
+    /// the same 256 levels, so its 8-bit round trip loses the most.
+    @Test(arguments: [
+        ("display-p3.png", "display-p3-expected.png", 4),
+        ("adobe-rgb.png", "adobe-rgb-expected.png", 4),
+        ("prophoto.webp", "prophoto-expected.png", 20),
+    ])
+    func losslessFilesMatchPillowsImageCms(file: String, expected: String, roundTrip: Int) throws {
+        let converted = try decode(file)
+        let pillow = try decode(expected)
+        #expect(maximumDifference(converted.pixels, pillow.pixels) <= 1)
+        let card = try decode("card-srgb.png")
+        #expect(maximumDifference(converted.pixels, card.pixels) <= roundTrip)
+    }
+
+    @Test func theMultiSegmentProfileIsReassembled() throws {
+        let data = try Fixtures.data("color/prophoto-big.jpg")
+        #expect(data.count(of: Array("ICC_PROFILE".utf8)) == 2)
+        let image = try decode("prophoto-big.jpg", Self.keep)
+        #expect(image.colorProfile?.data.count == 77_524)
+        #expect(image.colorProfile == (try profile("prophoto-big.icc")))
+    }
+
+    @Test func aPNGGammaOfOneIsLinearLight() throws {
+        let stored = try decode("gamma-1.0.png", Self.keep)
+        #expect(stored.colorProfile?.colorSpace == "RGB", "a profile made from gAMA")
+        #expect(stored.colorProfile?.data[24..<36].allSatisfy { $0 == 0 } == true, "no creation time: the same chunks give the same bytes")
+        let converted = try decode("gamma-1.0.png")
+        let expected = stored.pixels.map { value -> UInt8 in
+            let linear = Double(value) / 255
+            let encoded = linear <= 0.0031308 ? linear * 12.92 : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            return UInt8((encoded * 255).rounded())
+        }
+        #expect(maximumDifference(converted.pixels, expected) <= 1)
+    }
+
+    @Test func chrmAndGammaDescribeTheSpace() throws {
+        let converted = try decode("chrm-adobe.png")
+        let card = try decode("card-srgb.png")
+        #expect(maximumDifference(converted.pixels, card.pixels) <= 4)
+        #expect(maximumDifference((try decode("chrm-adobe.png", Self.keep)).pixels, card.pixels) > 20)
+    }
+
+    @Test(arguments: ["gamma-0.45455.png", "srgb-chunk.png", "card-srgb.png"])
+    func pngsThatAreSRGBAreLeftAlone(file: String) throws {
+        let spy = SpyColorConversion()
+        let data = try Fixtures.data("color/\(file)")
+        let image = try ImageDecoders.png(functions: .png, colorConversion: spy.functions).decode(data, options: ImageDecodingOptions())
+        #expect(spy.calls.isEmpty)
+        #expect(image.colorProfile == nil)
+        #expect(image.pixels == (try decode("card-srgb.png")).pixels)
+    }
+
+    @Test(arguments: ["garbage-profile.jpg", "gray-profile-on-rgb.jpg"])
+    func anUnusableProfileLeavesThePixelsAsStored(file: String) throws {
+        let stored = try decode(file, Self.keep)
+        #expect(stored.colorProfile != nil, "the profile is still there to keep")
+        let converted = try decode(file)
+        #expect(converted.colorProfile == nil)
+        #expect(converted.pixels == stored.pixels)
+        // lcms2 itself says why.
+        let error = caughtError { try ColorConversionFunctions.lcms2.convertToSRGB(stored, stored.colorProfile!) }
+        #expect((error as? CodecError)?.library == "lcms2")
+    }
+
+    @Test func anSRGBProfileIsRecognisedAndChangesNothing() throws {
+        let card = try decode("card-srgb.png")
+        let tagged = try ImageEncoders.png(compressionLevel: 1).encode(withProfile(card, .sRGB))
+        let stored = try ImageDecoders.png().decode(tagged, options: Self.keep)
+        #expect(stored.colorProfile == .sRGB)
+        #expect(try ImageDecoders.png().decode(tagged, options: ImageDecodingOptions()).pixels == card.pixels)
+    }
+
+    // MARK: - The seam, through the spy
+
+    @Test func theDecoderConvertsOnceAfterTheThumbnailWithTheFilesProfile() throws {
+        let spy = SpyColorConversion()
+        let data = try Fixtures.data("color/display-p3.png")
+        let decoder = ImageDecoders.png(functions: .png, colorConversion: spy.functions)
+        let image = try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 24))
+        #expect(spy.calls.count == 1)
+        #expect(spy.calls.first?.profile == (try profile("display-p3.icc")))
+        #expect(spy.calls.first.map { [$0.image.width, $0.image.height] } == [24, 16], "converted after scaling: fewer pixels")
+        #expect(image.colorProfile == nil)
+
+        _ = try decoder.decode(data, options: Self.keep)
+        #expect(spy.calls.count == 1, "keepOriginal does not convert")
+    }
+
+    @Test func aFailingConversionKeepsThePixelsAndDropsTheProfile() throws {
+        struct Refused: Error {}
+        let spy = SpyColorConversion(failingWith: Refused())
+        let data = try Fixtures.data("color/adobe-rgb.png")
+        let image = try ImageDecoders.png(functions: .png, colorConversion: spy.functions).decode(data, options: ImageDecodingOptions())
+        #expect(spy.calls.count == 1)
+        #expect(image.colorProfile == nil)
+        #expect(image.pixels == (try decode("adobe-rgb.png", Self.keep)).pixels)
+    }
+
+    @Test func aDecoderWithoutAColorTableKeepsTheProfile() throws {
+        let data = try Fixtures.data("color/adobe-rgb.png")
+        let image = try ImageDecoders.png(functions: .png, colorConversion: nil).decode(data, options: ImageDecodingOptions())
+        #expect(image.colorProfile == (try profile("adobe-rgb.icc")))
+    }
+
+    @Test func transformationsKeepTheProfileUnlessTheyTurnColourToGray() throws {
+        let image = try decode("display-p3.png", Self.keep)
+        let profile = try profile("display-p3.icc")
+        #expect(image.resized(width: 12, height: 8).colorProfile == profile)
+        #expect(image.cropped(x: 2, y: 2, width: 10, height: 10).colorProfile == profile)
+        #expect(image.applying(.right).colorProfile == profile)
+        #expect(image.converted(to: .rgba8).colorProfile == profile)
+        #expect(image.converted(to: .gray8).colorProfile == nil)
+    }
+
+    // MARK: - Encoders
+
+    @Test(arguments: ["jpeg", "png", "webp"])
+    func encodersEmbedAKeptProfile(format: String) throws {
+        for file in ["display-p3.png", "prophoto-big.jpg"] {
+            let image = try decode(file, Self.keep)
+            let encoded = try encoder(format).encode(image)
+            let decoded = try ImageDecoders.decoder(for: try #require(ImageFormat(sniffing: encoded))).decode(encoded, options: Self.keep)
+            #expect(decoded.colorProfile == image.colorProfile, "\(file) as \(format)")
+            if format == "png" { #expect(decoded.pixels == image.pixels) }
+        }
+    }
+
+    @Test(arguments: ["jpeg", "webp"])
+    func encodersTagSRGBOnRequest(format: String) throws {
+        let card = try decode("card-srgb.png")
+        let plain = try encoder(format).encode(card)
+        let tagged = try encoder(format, sRGB: true).encode(card)
+        let decoder = ImageDecoders.decoder(for: format == "jpeg" ? .jpeg : .webp)
+        #expect(try decoder.decode(plain, options: Self.keep).colorProfile == nil)
+        #expect(try decoder.decode(tagged, options: Self.keep).colorProfile == .sRGB)
+        #expect(try decoder.decode(tagged, options: ImageDecodingOptions()).pixels == (try decoder.decode(plain, options: ImageDecodingOptions())).pixels)
+    }
+
+    @Test func thePNGEncoderMarksSRGBWithAChunk() throws {
+        let card = try decode("card-srgb.png")
+        let tagged = try ImageEncoders.png(embedsSRGBProfile: true).encode(card)
+        #expect(tagged.count(of: Array("sRGB".utf8)) == 1)
+        #expect(try ImageEncoders.png().encode(card).count(of: Array("sRGB".utf8)) == 0)
+    }
+
+    // MARK: - EXIF orientation outside JPEG
+
+    @Test(arguments: [
+        ("orientation3.png", 6, 4, 5, 3), ("orientation6.png", 4, 6, 3, 0), ("orientation8.png", 4, 6, 0, 5),
+        ("orientation3.webp", 6, 4, 5, 3), ("orientation6.webp", 4, 6, 3, 0), ("orientation8.webp", 4, 6, 0, 5),
+    ])
+    func pngAndWebPOrientationIsApplied(file: String, width: Int, height: Int, redX: Int, redY: Int) throws {
+        let image = try decode(file)
+        #expect((image.width, image.height) == (width, height))
+        let red = image.pixel(x: redX, y: redY)
+        #expect(red[0] > 200 && red[1] < 50, "the stored top-left pixel, turned upright: \(red)")
+        #expect(image.pixel(x: width - 1 - redX, y: height - 1 - redY)[0] < 50)
+    }
+
+    // MARK: - Helpers
+
+    private func encoder(_ format: String, sRGB: Bool = false) -> any ImageEncoding {
+        switch format {
+        case "jpeg": ImageEncoders.jpeg(quality: 95, embedsSRGBProfile: sRGB)
+        case "png": ImageEncoders.png(embedsSRGBProfile: sRGB)
+        default: ImageEncoders.webp(lossless: true, embedsSRGBProfile: sRGB)
+        }
+    }
+
+    private func withProfile(_ image: Image, _ profile: ColorProfile) -> Image {
+        var tagged = image
+        tagged.colorProfile = profile
+        return tagged
+    }
+
+    /// lcms2's transform of `image`'s packed pixels from `profile` to its
+    /// built-in sRGB, perceptual intent, default flags: independent of
+    /// Imago's wrapper.
+    private func referenceTransform(_ image: Image, profile: ColorProfile) throws -> [UInt8] {
+        let input = try #require(profile.data.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        defer { cmsCloseProfile(input) }
+        let output = try #require(cmsCreate_sRGBProfile())
+        defer { cmsCloseProfile(output) }
+        let hasAlpha = image.pixelFormat == .rgba8
+        let format = hasAlpha ? imago_lcms_rgba8 : imago_lcms_rgb8
+        let flags = hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0
+        let transform = try #require(cmsCreateTransform(input, format, output, format, cmsUInt32Number(INTENT_PERCEPTUAL), flags))
+        defer { cmsDeleteTransform(transform) }
+        var result = image.pixels
+        image.pixels.withUnsafeBytes { source in
+            result.withUnsafeMutableBytes { target in
+                cmsDoTransform(transform, source.baseAddress, target.baseAddress, cmsUInt32Number(image.width * image.height))
+            }
+        }
+        return result
+    }
+}
+
+/// The largest difference between two equally long byte arrays (`Int.max` when the lengths differ).
+func maximumDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    guard a.count == b.count else { return .max }
+    return zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
+}
+
+extension Data {
+    /// How many times `pattern` occurs.
+    func count(of pattern: [UInt8]) -> Int {
+        var count = 0, start = startIndex
+        while let found = self[start...].firstRange(of: pattern) {
+            count += 1
+            start = found.upperBound
+        }
+        return count
+    }
+}
