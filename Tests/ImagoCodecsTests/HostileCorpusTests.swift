@@ -130,6 +130,9 @@ import Testing
                 Seed(name: "png-basn3p04", data: try Fixtures.data("pngsuite/basn3p04.png")),   // palette
                 Seed(name: "png-basi6a16", data: try Fixtures.data("pngsuite/basi6a16.png")),   // interlaced, 16-bit
                 Seed(name: "png-tbrn2c08", data: try Fixtures.data("pngsuite/tbrn2c08.png")),   // tRNS
+                Seed(name: "png-iccp", data: try Fixtures.data("color/adobe-rgb.png")),          // colour profile
+                Seed(name: "png-chrm", data: try Fixtures.data("color/chrm-adobe.png")),         // gAMA and cHRM
+                Seed(name: "png-exif", data: try Fixtures.data("color/orientation6.png")),       // eXIf
             ]
         case .jpeg:
             return [
@@ -138,6 +141,7 @@ import Testing
                 Seed(name: "jpeg-cmyk", data: try Fixtures.data("jpeg/cmyk.jpg")),
                 Seed(name: "jpeg-gray", data: try Fixtures.data("jpeg/gray.jpg")),
                 Seed(name: "jpeg-exif6", data: try Fixtures.data("jpeg/orientation6.jpg")),
+                Seed(name: "jpeg-icc", data: try Fixtures.data("color/display-p3.jpg")),         // colour profile
             ]
         case .gif:
             let palette: [RGB] = [.red, .green, .blue, .yellow, .white, .black]
@@ -165,6 +169,8 @@ import Testing
                 Seed(name: "webp-lossless-alpha", data: try ImageEncoders.webp(lossless: true).encode(translucent)),
                 Seed(name: "webp-animated", data: try Fixtures.data("webp/animated.webp")),
                 Seed(name: "webp-fixture-lossless", data: try Fixtures.data("webp/lossless-alpha.webp")),
+                Seed(name: "webp-iccp", data: try Fixtures.data("color/adobe-rgb-alpha.webp")),  // colour profile
+                Seed(name: "webp-exif", data: try Fixtures.data("color/orientation6.webp")),     // EXIF
             ]
         }
     }

@@ -105,13 +105,14 @@ public struct CodecDecoder: ImageDecoding {
         return result
     }
 
-    /// Reads the header only: format, size and frame count, no pixels.
+    /// Reads the header only: format, size, frame count and colour profile, no pixels.
     ///
     /// - Throws: ``ImageDecodingError/Code/couldNotOpen``.
     public func info(for data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageInfo {
         let opened = try open(data, options: options)
         try checkNotEmpty(opened)
-        return ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount)
+        return ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount,
+                         colorProfile: opened.colorProfile)
     }
 
     private func open(_ data: Data, options: ImageDecodingOptions) throws -> OpenedImage<ImageStep> {

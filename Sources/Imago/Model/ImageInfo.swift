@@ -8,12 +8,16 @@ public struct ImageInfo: Sendable, Hashable {
     public var height: Int
     /// The number of frames; 1 for a still image.
     public var frameCount: Int
+    /// The colour profile the file embeds (or, for a PNG, the one its
+    /// `gAMA` and `cHRM` chunks describe); `nil` for sRGB.
+    public var colorProfile: ColorProfile?
 
     /// Creates an image description.
-    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int) {
+    public init(format: ImageFormat, width: Int, height: Int, frameCount: Int, colorProfile: ColorProfile? = nil) {
         self.format = format
         self.width = width
         self.height = height
         self.frameCount = frameCount
+        self.colorProfile = colorProfile
     }
 }
