@@ -101,8 +101,11 @@ final class LittleCMS: Sendable {
         deinit { if let handle { cmsDeleteTransform(handle) } }
     }
 
+    /// The profile as an array, not `Data`: `Data` keeps its storage in an
+    /// enum whose spare pointer bits hide it from the leak checker, which
+    /// then reports every cached profile as leaked.
     private struct Key: Hashable {
-        var profile: Data
+        var profile: [UInt8]
         var pixelFormat: PixelFormat
     }
 
@@ -138,7 +141,7 @@ final class LittleCMS: Sendable {
     }
 
     private func transform(for profile: ColorProfile, pixelFormat: PixelFormat) throws -> Transform {
-        let key = Key(profile: profile.data, pixelFormat: pixelFormat)
+        let key = Key(profile: [UInt8](profile.data), pixelFormat: pixelFormat)
         if let kept = transforms.withLock({ $0[key] }) { return kept }
         let made = try Self.makeTransform(for: profile, pixelFormat: pixelFormat)
         transforms.withLock { kept in
