@@ -63,6 +63,18 @@ enum ReadmeSnippets {
         // end snippet
     }
 
+    static func color(data: Data) throws {
+        // snippet: readme-color
+        let options = ImageDecodingOptions(colorManagement: .keepOriginal)
+        let image = try ImageDecoders.jpeg().decode(data, options: options)
+        print(image.colorProfile ?? "sRGB")                                 // ColorProfile(RGB, 548 bytes)
+        let copy = try ImageEncoders.jpeg(quality: 90).encode(image)        // the profile goes with it
+        let srgb = try ImageDecoders.jpeg().decode(data)                    // converted: colorProfile == nil
+        let tagged = try ImageEncoders.webp(embedsSRGBProfile: true).encode(srgb)   // marked as sRGB
+        // end snippet
+        _ = (copy, tagged)
+    }
+
     static func asyncHTTPClient() {
         // snippet: readme-async-http-client
         let loader = DataLoader(network: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()))
