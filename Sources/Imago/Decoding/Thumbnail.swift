@@ -47,5 +47,11 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
         return max(straight.width, straight.height, turned.width, turned.height)
     }
 
+    /// The box as an image's stored pixels see it, before `orientation`
+    /// turns them upright: width and height swapped for a quarter turn.
+    package func forStoredPixels(turnedBy orientation: ImageOrientation) -> Thumbnail {
+        orientation.swapsDimensions ? Thumbnail(width: height, height: width, mode: mode) : self
+    }
+
     public var description: String { "\(width)x\(height),\(mode.rawValue)" }
 }

@@ -42,10 +42,8 @@ extension CodecFunctions where State == PNGState {
                 let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
                 let orientation = opened.state.orientation
                 let image = try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
-                    guard var thumbnail = options.thumbnail else { return try context.decode() }
-                    // The box, as the stored (not yet upright) pixels see it.
-                    if orientation.swapsDimensions { thumbnail = Thumbnail(width: thumbnail.height, height: thumbnail.width, mode: thumbnail.mode) }
-                    return try context.decode(scaledTo: thumbnail)
+                    guard let thumbnail = options.thumbnail else { return try context.decode() }
+                    return try context.decode(scaledTo: thumbnail.forStoredPixels(turnedBy: orientation))
                 }
                 return image.applying(orientation)
             }

@@ -39,19 +39,7 @@ extension CodecFunctions where State == WebPState {
                                    colorProfile: state.metadata.colorProfile)
             },
             makeImage: { opened, frameIndex, options in
-                let state = opened.state
-                let orientation = state.metadata.orientation
-                if let animation = state.animation {
-                    return try WebPAnimation.decode(state, animation: animation, frameIndex: frameIndex).applying(orientation)
-                }
-                // A thumbnail of a still image: let libwebp scale while decoding.
-                if var thumbnail = options.thumbnail {
-                    // The box, as the stored (not yet upright) pixels see it.
-                    if orientation.swapsDimensions { thumbnail = Thumbnail(width: thumbnail.height, height: thumbnail.width, mode: thumbnail.mode) }
-                    let size = thumbnail.scaledSize(width: state.width, height: state.height)
-                    if size.width < state.width || size.height < state.height { return try state.decodeStill(scaledTo: size).applying(orientation) }
-                }
-                return try state.decodeStill().applying(orientation)
+                try opened.state.decode(frameIndex: frameIndex, thumbnail: options.thumbnail).applying(opened.state.metadata.orientation)
             }
         )
     }
@@ -107,6 +95,18 @@ public struct WebPState: Sendable {
             self.height = Int(features.height)
             self.animation = nil
         }
+    }
+
+    /// The stored pixels (not yet turned upright): the animation's frames,
+    /// or the still image, scaled by libwebp while decoding when the
+    /// thumbnail (as the stored pixels see it) is smaller.
+    func decode(frameIndex: Int?, thumbnail: Thumbnail?) throws -> Image {
+        if let animation { return try WebPAnimation.decode(self, animation: animation, frameIndex: frameIndex) }
+        if let thumbnail {
+            let size = thumbnail.forStoredPixels(turnedBy: metadata.orientation).scaledSize(width: width, height: height)
+            if size.width < width || size.height < height { return try decodeStill(scaledTo: size) }
+        }
+        return try decodeStill()
     }
 
     /// Decodes a still image at `size`, smaller than the image, with libwebp's
