@@ -176,13 +176,13 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 
     @Test(arguments: LoaderKind.allCases) func aRefusedConnectionCannotConnect(kind: LoaderKind) async throws {
-        let closed = try await LoopbackServer.start()
+        let closed = try RefusingPort()
         let url = closed.url("/image")
-        try await closed.stop()
         let loader = kind.make()
         let error = await caughtError { try await loader.data(for: URLRequest(url: url)) }
         #expect((error as? DataLoadingError)?.code == .cannotConnect, "\(String(describing: error))")
         #expect((error as? DataLoadingError)?.url == url)
+        withExtendedLifetime(closed) {}   // the port stays reserved until here
     }
 
     @Test(arguments: LoaderKind.allCases) func a503WithRetryAfterIsRetriedAfterTheWaitItAsks(kind: LoaderKind) async throws {

@@ -198,12 +198,12 @@ import FoundationNetworking
     }
 
     @Test func refusedConnectionCannotConnect() async throws {
-        let closed = try await LoopbackServer.start()
+        let closed = try RefusingPort()
         let url = closed.url("/cat.png")
-        try await closed.stop()
         let error = await caughtError { try await client.image(for: URLRequest(url: url)) } as? NetworkClientError
         #expect(error?.code == .sessionFailed)
         #expect((error?.underlying as? DataLoadingError)?.code == .cannotConnect)
+        withExtendedLifetime(closed) {}   // the port stays reserved until here
     }
 
     @Test func jsonIsFetchedAndDecoded() async throws {

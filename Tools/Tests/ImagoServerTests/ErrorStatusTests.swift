@@ -56,9 +56,8 @@ import Testing
             "/broken.jpg": .text("boom", status: 500),
             "/bomb.png": ServedResponse.gzipBomb(),
         ])
-        let closed = try await LoopbackServer.start()
+        let closed = try RefusingPort()
         let closedURL = closed.url("/a.jpg")
-        try await closed.stop()
         try await Fixture.withServer(Fixture.configuration()) { client, _ in
             let cases: [(String, HTTPResponse.Status, String)] = [
                 ("/missing.jpg", .notFound, "source_not_found"),
@@ -75,6 +74,7 @@ import Testing
             }
             try await expectError(client, Fixture.path("w:10", closedURL), status: .badGateway, code: "source_failed")
         }
+        withExtendedLifetime(closed) {}   // the port stays reserved until here
     }
 
     @Test func aSlowSourceIs504() async throws {
