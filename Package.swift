@@ -102,15 +102,27 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
         ),
+        // libheif: AVIF (AV1, through dav1d or libaom) and HEIC (HEVC, through libde265) decoding, AVIF encoding.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+        ),
+        // libjxl: JPEG XL decoding. Its header is on the default path, and its
+        // pkg-config file adds a define SwiftPM refuses (with a warning).
+        .systemLibrary(
+            name: "CJxl",
+            providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]
+        ),
         // giflib ships a pkg-config file only in recent releases; its header is on the default path.
         .systemLibrary(
             name: "CGif",
             providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
         ),
-        // JPEG, PNG, GIF and WebP decoders and encoders over the C libraries.
+        // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2"],
+            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2", "CHeif", "CJxl"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.

@@ -3,8 +3,8 @@ import Imago
 
 /// The decoders of `ImagoCodecs`, one per format, and a registry of all of them.
 ///
-/// The JPEG, PNG and WebP decoders convert images with an embedded colour
-/// profile to sRGB with Little CMS (see ``ImageDecodingOptions/colorManagement``).
+/// Every decoder but GIF's converts images with an embedded colour profile
+/// to sRGB with Little CMS (see ``ImageDecodingOptions/colorManagement``).
 ///
 /// ```swift
 /// let client = NetworkClient(imageDecoder: ImageDecoders.all)
@@ -12,12 +12,16 @@ import Imago
 /// let spied = ImageDecoders.png(functions: spy.functions)
 /// ```
 public enum ImageDecoders {
-    /// A registry with a decoder for JPEG, PNG, GIF and WebP.
+    /// A registry with a decoder for every ``ImageFormat``: JPEG, PNG
+    /// (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL.
     public static let all = ImageDecoderRegistry([
         .png: png(),
         .jpeg: jpeg(),
         .webp: webp(),
         .gif: gif(),
+        .avif: avif(),
+        .heic: heic(),
+        .jxl: jxl(),
     ])
 
     /// The decoder for `format`, with the production table.
@@ -27,6 +31,9 @@ public enum ImageDecoders {
         case .png: png()
         case .gif: gif()
         case .webp: webp()
+        case .avif: avif()
+        case .heic: heic()
+        case .jxl: jxl()
         }
     }
 
@@ -36,7 +43,7 @@ public enum ImageDecoders {
     ///   bytes, `couldNotOpen` for a broken header.
     public static func info(for data: Data) throws -> ImageInfo {
         guard let format = ImageFormat(sniffing: data) else {
-            throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF or WebP image")
+            throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC or JPEG XL image")
         }
         return try decoder(for: format).info(for: data)
     }
@@ -78,5 +85,28 @@ public enum ImageDecoders {
     /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
     public static func png<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
         CodecDecoder(format: .png, functions: functions, colorConversion: colorConversion)
+    }
+
+    /// The AVIF decoder over libheif (AV1 through dav1d or libaom).
+    public static func avif() -> CodecDecoder { heif(format: .avif, functions: .heif) }
+
+    /// The HEIC decoder over libheif (HEVC through libde265).
+    public static func heic() -> CodecDecoder { heif(format: .heic, functions: .heif) }
+
+    /// An AVIF or HEIC decoder over `functions`: the production table with
+    /// an entry replaced, or a test double. Embedded colour profiles go
+    /// through `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func heif<State>(format: ImageFormat, functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: format, functions: functions, colorConversion: colorConversion)
+    }
+
+    /// The JPEG XL decoder over libjxl.
+    public static func jxl() -> CodecDecoder { jxl(functions: .jxl) }
+
+    /// A JPEG XL decoder over `functions`: the production table with an
+    /// entry replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func jxl<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .jxl, functions: functions, colorConversion: colorConversion)
     }
 }

@@ -6,6 +6,7 @@ import Imago
 /// let jpeg = try ImageEncoders.jpeg(quality: 80).encode(image)
 /// let png = try ImageEncoders.png().encode(image)
 /// let webp = try ImageEncoders.webp(lossless: true).encode(image)
+/// let avif = try ImageEncoders.avif(quality: 60).encode(image)
 /// ```
 public enum ImageEncoders {
     /// A PNG encoder. An image's colour profile is always embedded;
@@ -27,13 +28,21 @@ public enum ImageEncoders {
         WebPEncoder(quality: quality, lossless: lossless, embedsSRGBProfile: embedsSRGBProfile)
     }
 
+    /// An AVIF encoder (libheif over libaom), lossy at `quality` or
+    /// lossless, at libaom's `speed` (0 slowest to 9 fastest). An image's
+    /// colour profile is always embedded.
+    public static func avif(quality: Int = 60, lossless: Bool = false, speed: Int = 6) -> AVIFEncoder {
+        AVIFEncoder(quality: quality, lossless: lossless, speed: speed)
+    }
+
     /// The encoder for `format`, with default settings; `nil` for formats
-    /// Imago does not write (GIF).
+    /// Imago does not write (GIF, HEIC, JPEG XL).
     public static func encoder(for format: ImageFormat) -> (any ImageEncoding)? {
         switch format {
         case .png: png()
         case .jpeg: jpeg()
         case .webp: webp()
+        case .avif: avif()
         default: nil
         }
     }

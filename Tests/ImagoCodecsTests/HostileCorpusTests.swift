@@ -12,7 +12,7 @@ import Testing
 /// (whose underlying error, if any, is a `CodecError`): never a crash, a
 /// hang or another error. `.ci/run` runs this suite under the address sanitizer.
 @Suite struct HostileCorpusTests {
-    @Test(.timeLimit(.minutes(5)), arguments: [ImageFormat.png, .jpeg, .gif, .webp])
+    @Test(.timeLimit(.minutes(5)), arguments: ImageFormat.allCases)
     func everyMutantDecodesOrThrowsATypedError(format: ImageFormat) throws {
         let seeds = try Self.seeds(format)
         #expect(seeds.count >= 3)
@@ -172,6 +172,26 @@ import Testing
                 Seed(name: "webp-iccp", data: try Fixtures.data("color/adobe-rgb-alpha.webp")),  // colour profile
                 Seed(name: "webp-exif", data: try Fixtures.data("color/orientation6.webp")),     // EXIF
             ]
+        case .avif:
+            var tagged = gradient
+            tagged.colorProfile = ColorProfile(data: try Fixtures.data("color/adobe-rgb.icc"))
+            return [
+                Seed(name: "avif-lossy", data: try ImageEncoders.avif(quality: 50, speed: 9).encode(gradient)),
+                Seed(name: "avif-lossless-alpha", data: try ImageEncoders.avif(lossless: true, speed: 9).encode(translucent)),
+                Seed(name: "avif-icc", data: try ImageEncoders.avif(quality: 40, speed: 9).encode(tagged)),   // colour profile
+            ] + (try fixtures(in: "avif"))
+        case .heic, .jxl:
+            return try fixtures(in: format.rawValue)
+        }
+    }
+
+    /// The committed fixtures of one folder (made by other tools), up to 50 KB each.
+    static func fixtures(in folder: String) throws -> [Seed] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.url(folder).path).sorted()
+        return try names.compactMap { name in
+            let data = try Fixtures.data("\(folder)/\(name)")
+            guard ImageFormat(sniffing: data) != nil, data.count <= 50_000 else { return nil }
+            return Seed(name: "\(folder)-\(name)", data: data)
         }
     }
 }
@@ -201,6 +221,8 @@ struct Mutator {
         case .jpeg: out += jpegFields()
         case .gif: out += gifFields()
         case .webp: out += webpFields()
+        case .avif, .heic: out += heifFields()
+        case .jxl: break   // the generic mutations only: the codestream is a bit stream, not fields
         }
         return out
     }
@@ -434,6 +456,47 @@ struct Mutator {
 
     /// GIF: the logical screen, its flags, every block's introducer, each image descriptor's
     /// rectangle and flags, LZW code sizes, sub-block lengths and extension labels.
+    /// The HEIF container's fields: every box size of the top-level boxes
+    /// and of the boxes a `meta` box holds, and the sizes an `ispe` box declares.
+    func heifFields() -> [Mutant] {
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int = 4) {
+            if let changed = setting(value, at: field, width: width, bigEndian: true) { out.append(mutant(label, changed)) }
+        }
+        func boxes(from start: Int, to end: Int) -> [(offset: Int, type: String, size: Int)] {
+            var found: [(Int, String, Int)] = []
+            var offset = start
+            while offset + 8 <= end {
+                let size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+                let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+                found.append((offset, type, size))
+                guard size >= 8 else { break }
+                offset += size
+            }
+            return found
+        }
+        var all = boxes(from: 0, to: count)
+        if let meta = all.first(where: { $0.type == "meta" }) {
+            all += boxes(from: meta.offset + 12, to: min(count, meta.offset + meta.size))   // a full box: 4 bytes of version and flags
+        }
+        for box in all {
+            for value in [0, 1, 7, 8, UInt64(box.size) + 1, UInt64(max(box.size - 1, 0)), 0xFFFF_FFFF] as [UInt64] {
+                set("\(box.type) size \(value)", value, at: box.offset)
+            }
+        }
+        var search = 0
+        while let found = bytes[search...].firstIndex(of: UInt8(ascii: "i")), found + 16 <= count {
+            if Array(bytes[found..<found + 4]) == Array("ispe".utf8) {
+                for value in [0, 1, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF] as [UInt64] {
+                    set("ispe width \(value)", value, at: found + 8)
+                    set("ispe height \(value)", value, at: found + 12)
+                }
+            }
+            search = found + 1
+        }
+        return out
+    }
+
     func gifFields() -> [Mutant] {
         var out: [Mutant] = []
         func set(_ label: String, _ value: UInt64, at field: Int, width: Int = 1) {

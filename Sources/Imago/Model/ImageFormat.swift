@@ -10,17 +10,31 @@ import Foundation
 /// }
 /// ```
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// JPEG (JFIF or EXIF).
     case jpeg
+    /// PNG, including animated PNG (APNG).
     case png
+    /// GIF, still or animated.
     case gif
+    /// WebP, lossy or lossless, still or animated.
     case webp
+    /// AVIF: AV1 images in the HEIF container.
+    case avif
+    /// HEIC: HEVC images in the HEIF container (the iPhone's photo format).
+    case heic
+    /// JPEG XL, as a bare codestream or in its ISO container.
+    case jxl
 
     /// Recognises the format from the data's magic number.
     ///
     /// Returns `nil` when the bytes begin like none of the known formats
-    /// (including empty data). Only the first 12 bytes are read.
+    /// (including empty data). Only the first 64 bytes are read: for the
+    /// HEIF container, the `ftyp` box's major brand (`avif`, `avis`;
+    /// `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`), or for a generic
+    /// major brand (`mif1`, `msf1`) its first compatible brand that names
+    /// AVIF or HEIC.
     public init?(sniffing data: some DataProtocol) {
-        let head = Array(data.prefix(12))
+        let head = Array(data.prefix(64))
         func starts(with prefix: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + prefix.count && Array(head[offset..<offset + prefix.count]) == prefix
         }
@@ -32,9 +46,40 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             self = .gif
         } else if starts(with: Array("RIFF".utf8)) && starts(with: Array("WEBP".utf8), at: 8) {
             self = .webp
+        } else if starts(with: [0xFF, 0x0A]) || starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            self = .jxl
+        } else if starts(with: Array("ftyp".utf8), at: 4), let format = Self.heifFormat(ftyp: head) {
+            self = format
         } else {
             return nil
         }
+    }
+
+    /// The format a HEIF `ftyp` box names, from its major brand or, for a
+    /// generic major brand, its compatible brands (as far as `head` holds them).
+    private static func heifFormat(ftyp head: [UInt8]) -> ImageFormat? {
+        func brand(at offset: Int) -> String? {
+            guard offset + 4 <= head.count else { return nil }
+            return String(decoding: head[offset..<offset + 4], as: UTF8.self)
+        }
+        func format(of brand: String) -> ImageFormat? {
+            switch brand {
+            case "avif", "avis": .avif
+            case "heic", "heix", "heim", "heis", "hevc", "hevx": .heic
+            default: nil
+            }
+        }
+        guard let major = brand(at: 8) else { return nil }
+        if let format = format(of: major) { return format }
+        guard major == "mif1" || major == "msf1" || major == "miaf" else { return nil }
+        // Box size, then "ftyp", major brand, minor version, compatible brands.
+        let boxSize = Int(head[0]) << 24 | Int(head[1]) << 16 | Int(head[2]) << 8 | Int(head[3])
+        var offset = 16
+        while offset + 4 <= min(boxSize, head.count), let compatible = brand(at: offset) {
+            if let format = format(of: compatible) { return format }
+            offset += 4
+        }
+        return nil
     }
 
     /// The registered MIME type, such as `image/jpeg`.

@@ -31,16 +31,17 @@ extension ColorProfile {
         return ColorProfile(data: LittleCMS.save(profile) ?? Data())
     }()
 
-    /// The RGB profile a PNG's `gAMA` and `cHRM` chunks describe, or `nil` when
-    /// they describe sRGB closely enough that no conversion is needed (the
-    /// common `gAMA` of 1/2.2 with no `cHRM`, or with sRGB's chromaticities).
+    /// The RGB profile a gamma and primaries describe (a PNG's `gAMA` and
+    /// `cHRM` chunks, a HEIF `nclx` box), or `nil` when they describe sRGB
+    /// closely enough that no conversion is needed (the common `gAMA` of
+    /// 1/2.2 with no `cHRM`, or with sRGB's chromaticities).
     ///
     /// - Parameters:
     ///   - gamma: The file gamma (`gAMA` / 100000), such as 0.45455; `nil`
     ///     when absent, which means sRGB's curve.
     ///   - chromaticities: White point and primaries (`cHRM`), as CIE xy;
     ///     `nil` when absent, which means sRGB's (ITU-R BT.709, D65).
-    static func png(gamma: Double?, chromaticities: PNGChromaticities?) -> ColorProfile? {
+    static func synthesized(gamma: Double?, chromaticities: Chromaticities?) -> ColorProfile? {
         let srgbLike = chromaticities.map { $0.isClose(to: .sRGB) } ?? true
         if srgbLike, gamma == nil || abs(gamma! - 0.45455) < 0.005 { return nil }
         guard gamma.map({ $0 > 0.01 && $0 < 100 }) ?? true else { return nil }
@@ -62,24 +63,24 @@ extension ColorProfile {
     }
 }
 
-/// A PNG `cHRM` chunk: white point and primaries as CIE xy.
-struct PNGChromaticities: Sendable, Equatable {
+/// A white point and three primaries as CIE xy (a PNG `cHRM` chunk, a HEIF `nclx` box).
+struct Chromaticities: Sendable, Equatable {
     var white: (x: Double, y: Double)
     var red: (x: Double, y: Double)
     var green: (x: Double, y: Double)
     var blue: (x: Double, y: Double)
 
     /// sRGB's (ITU-R BT.709 primaries, D65 white).
-    static let sRGB = PNGChromaticities(white: (0.3127, 0.3290), red: (0.64, 0.33), green: (0.30, 0.60), blue: (0.15, 0.06))
+    static let sRGB = Chromaticities(white: (0.3127, 0.3290), red: (0.64, 0.33), green: (0.30, 0.60), blue: (0.15, 0.06))
 
     /// Whether every coordinate is within 0.001 of `other`'s.
-    func isClose(to other: PNGChromaticities) -> Bool {
+    func isClose(to other: Chromaticities) -> Bool {
         let mine = [white.x, white.y, red.x, red.y, green.x, green.y, blue.x, blue.y]
         let theirs = [other.white.x, other.white.y, other.red.x, other.red.y, other.green.x, other.green.y, other.blue.x, other.blue.y]
         return zip(mine, theirs).allSatisfy { abs($0 - $1) <= 0.001 }
     }
 
-    static func == (a: PNGChromaticities, b: PNGChromaticities) -> Bool {
+    static func == (a: Chromaticities, b: Chromaticities) -> Bool {
         a.white == b.white && a.red == b.red && a.green == b.green && a.blue == b.blue
     }
 }

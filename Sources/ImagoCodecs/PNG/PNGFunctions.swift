@@ -134,11 +134,11 @@ struct SpngContext: ~Copyable {
         let hasGamma = spng_get_gama(context, &gamma) == 0 && gamma > 0
         var chrm = spng_chrm()
         let chromaticities = spng_get_chrm(context, &chrm) == 0
-            ? PNGChromaticities(white: (chrm.white_point_x, chrm.white_point_y), red: (chrm.red_x, chrm.red_y),
+            ? Chromaticities(white: (chrm.white_point_x, chrm.white_point_y), red: (chrm.red_x, chrm.red_y),
                                 green: (chrm.green_x, chrm.green_y), blue: (chrm.blue_x, chrm.blue_y))
             : nil
         guard hasGamma || chromaticities != nil else { return (nil, orientation) }
-        return (ColorProfile.png(gamma: hasGamma ? gamma : nil, chromaticities: chromaticities), orientation)
+        return (ColorProfile.synthesized(gamma: hasGamma ? gamma : nil, chromaticities: chromaticities), orientation)
     }
 
     /// Decodes the whole image.

@@ -1,0 +1,173 @@
+import CHeif
+import Foundation
+import Imago
+
+extension CodecFunctions where State == HEIFState {
+    /// The production table for the HEIF container, over libheif: AVIF
+    /// (AV1, decoded by dav1d or libaom) and HEIC (HEVC, decoded by libde265).
+    ///
+    /// `open` parses the container and reads the primary image's size (as
+    /// displayed: after the `irot` rotation, `imir` mirror and `clap` crop
+    /// the file declares), whether it has alpha, and its colour profile: an
+    /// ICC profile (`prof`/`rICC`), or one made from an `nclx` box's
+    /// primaries and transfer curve (BT.709 or unspecified primaries with
+    /// the sRGB or BT.709 curve count as sRGB; PQ and HLG are kept as
+    /// stored). No pixels are decoded, and libheif is told to refuse any
+    /// side longer than ``ImageDecodingOptions/maximumPixelCount``.
+    ///
+    /// `makeImage` decodes the primary image to `.rgb8`, or `.rgba8` when it
+    /// has alpha (not premultiplied); 10- and 12-bit images are reduced to
+    /// 8 bits. The file's transformations are applied, so the image is
+    /// upright; an EXIF orientation inside a HEIF file is ignored, as the
+    /// format requires. A file holds one image for Imago: image sequences
+    /// (animated AVIF) and the other top-level images of a collection are
+    /// not decoded. There is no scaled decoding: ``CodecDecoder`` resizes to
+    /// a thumbnail afterwards.
+    ///
+    /// Errors are ``CodecError`` values with `library == "libheif"`.
+    ///
+    /// ```swift
+    /// let decoder = CodecDecoder(format: .avif, functions: .heif)
+    /// let image = try decoder.decode(data)
+    /// ```
+    public static var heif: CodecFunctions<HEIFState> {
+        CodecFunctions(
+            open: { data, options in
+                let state = try HEIFState(reading: data, options: options)
+                return OpenedImage(width: state.width, height: state.height, state: state, colorProfile: state.colorProfile)
+            },
+            makeImage: { opened, _, options in
+                try opened.state.decode(options: options)
+            }
+        )
+    }
+}
+
+/// What the HEIF table's `open` learned about a file's primary image, kept
+/// with the data for its `makeImage`.
+///
+/// Only `CodecFunctions.heif` makes one, so its `makeImage` always
+/// receives a file its `open` has read.
+public struct HEIFState: Sendable {
+    /// The encoded file.
+    let data: Data
+    /// The displayed width (after the file's transformations).
+    let width: Int
+    /// The displayed height (after the file's transformations).
+    let height: Int
+    /// Whether the primary image has an alpha plane.
+    let hasAlpha: Bool
+    /// The ICC profile, or the one an `nclx` box describes; `nil` for sRGB.
+    let colorProfile: ColorProfile?
+
+    /// Parses the container of `data` and reads the primary image's header.
+    init(reading data: Data, options: ImageDecodingOptions) throws {
+        let header = try Self.withPrimaryImage(of: data, options: options) { handle in
+            (width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)),
+             hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0, profile: try Self.colorProfile(of: handle))
+        }
+        self.data = data
+        (width, height, hasAlpha, colorProfile) = header
+    }
+
+    /// Decodes the primary image, upright, into a buffer of its own.
+    func decode(options: ImageDecodingOptions) throws -> Image {
+        let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
+        return try Self.withPrimaryImage(of: data, options: options) { handle in
+            let decodingOptions = heif_decoding_options_alloc()
+            defer { heif_decoding_options_free(decodingOptions) }
+            decodingOptions?.pointee.convert_hdr_to_8bit = 1
+            var decoded: OpaquePointer?
+            try HEIFFailure.check(heif_decode_image(
+                handle, &decoded, heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decodingOptions
+            ))
+            defer { heif_image_release(decoded) }
+            var stride: Int32 = 0
+            guard let decoded, let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride),
+                  Int(heif_image_get_width(decoded, heif_channel_interleaved)) == width,
+                  Int(heif_image_get_height(decoded, heif_channel_interleaved)) == height,
+                  heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8,
+                  Int(stride) >= width * pixelFormat.bytesPerPixel else {
+                throw CodecError.libheif(.unexpectedImage(width: width, height: height))
+            }
+            let bytesPerRow = width * pixelFormat.bytesPerPixel
+            let pixels = [UInt8](unsafeUninitializedCapacity: bytesPerRow * height) { buffer, count in
+                for row in 0..<height {
+                    memcpy(buffer.baseAddress! + row * bytesPerRow, plane + row * Int(stride), bytesPerRow)
+                }
+                count = bytesPerRow * height
+            }
+            return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
+        }
+    }
+
+    /// Runs `body` with the primary image's handle, from a context over
+    /// `data` that lives only for the call (libheif reads the bytes in place).
+    private static func withPrimaryImage<Result>(
+        of data: Data, options: ImageDecodingOptions, _ body: (OpaquePointer) throws -> Result
+    ) throws -> Result {
+        guard let context = heif_context_alloc() else { throw CodecError.libheif(.call(code: -1, subcode: 0, message: "out of memory")) }
+        defer { heif_context_free(context) }
+        // No side can be longer than the pixel limit; libheif refuses such a file while parsing.
+        heif_context_set_maximum_image_size_limit(context, Int32(clamping: options.maximumPixelCount))
+        // Decode grid tiles on the calling thread: callers decode images in parallel already.
+        heif_context_set_max_decoding_threads(context, 0)
+        return try data.withUnsafeBytes { raw in
+            try HEIFFailure.check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil))
+            var handle: OpaquePointer?
+            try HEIFFailure.check(heif_context_get_primary_image_handle(context, &handle))
+            guard let handle else { throw CodecError.libheif(.noPrimaryImage) }
+            defer { heif_image_handle_release(handle) }
+            return try body(handle)
+        }
+    }
+
+    /// The primary image's colour profile: the ICC bytes, or a profile
+    /// made from the `nclx` box; `nil` when it is sRGB or says nothing.
+    private static func colorProfile(of handle: OpaquePointer) throws -> ColorProfile? {
+        switch heif_image_handle_get_color_profile_type(handle) {
+        case heif_color_profile_type_prof, heif_color_profile_type_rICC:
+            let size = heif_image_handle_get_raw_color_profile_size(handle)
+            guard size > 0 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            try HEIFFailure.check(heif_image_handle_get_raw_color_profile(handle, &bytes))
+            return ColorProfile(data: Data(bytes))
+        case heif_color_profile_type_nclx:
+            var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+            guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+            defer { heif_nclx_color_profile_free(nclx) }
+            return colorProfile(nclx.pointee)
+        default:
+            return nil
+        }
+    }
+
+    /// The profile an `nclx` box describes, or `nil` for sRGB and for what
+    /// an ICC profile cannot express here (PQ, HLG and other transfer curves).
+    static func colorProfile(_ nclx: heif_color_profile_nclx) -> ColorProfile? {
+        let gamma: Double?
+        switch nclx.transfer_characteristics {
+        case heif_transfer_characteristic_IEC_61966_2_1, heif_transfer_characteristic_ITU_R_BT_709_5,
+             heif_transfer_characteristic_ITU_R_BT_601_6, heif_transfer_characteristic_ITU_R_BT_2020_2_10bit,
+             heif_transfer_characteristic_ITU_R_BT_2020_2_12bit, heif_transfer_characteristic_unspecified:
+            gamma = nil   // sRGB's curve: what browsers show for these
+        case heif_transfer_characteristic_linear: gamma = 1
+        case heif_transfer_characteristic_ITU_R_BT_470_6_System_M: gamma = 1 / 2.2
+        case heif_transfer_characteristic_ITU_R_BT_470_6_System_B_G: gamma = 1 / 2.8
+        default: return nil
+        }
+        let chromaticities: Chromaticities? = switch nclx.color_primaries {
+        case heif_color_primaries_ITU_R_BT_709_5, heif_color_primaries_unspecified: nil
+        default: Chromaticities(
+            white: (Double(nclx.color_primary_white_x), Double(nclx.color_primary_white_y)),
+            red: (Double(nclx.color_primary_red_x), Double(nclx.color_primary_red_y)),
+            green: (Double(nclx.color_primary_green_x), Double(nclx.color_primary_green_y)),
+            blue: (Double(nclx.color_primary_blue_x), Double(nclx.color_primary_blue_y))
+        )
+        }
+        if let chromaticities, !(chromaticities.white.y > 0 && chromaticities.red.y > 0 && chromaticities.green.y > 0 && chromaticities.blue.y > 0) {
+            return nil   // primaries libheif could not decode
+        }
+        return ColorProfile.synthesized(gamma: gamma, chromaticities: chromaticities)
+    }
+}
