@@ -7,7 +7,15 @@ extension CodecFunctions where State == PNGState {
     ///
     /// `open` reads the `IHDR` chunk and, of the chunks before the image data,
     /// the colour profile (`iCCP`; or `sRGB`, `gAMA` and `cHRM`) and the
-    /// `eXIf` orientation. `makeImage` decodes to RGBA8 when
+    /// `eXIf` orientation. For an animated PNG (APNG), it walks the chunks
+    /// to find the frames (see `APNG`); an APNG whose animation chunks
+    /// break the specification is read as its still default image, as
+    /// browsers show it.
+    ///
+    /// An APNG decodes to `.rgba8` canvases, each frame composited as its
+    /// `fcTL` says (blend and dispose), with its duration and the file's
+    /// loop count (`0` = forever); with a frame index, the frames before it
+    /// are composited to produce it. Otherwise `makeImage` decodes to RGBA8 when
     /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
     /// samples are reduced to 8 bits and palettes expanded; the image is
     /// turned upright as the `eXIf` orientation says. libspng's limits
@@ -35,12 +43,18 @@ extension CodecFunctions where State == PNGState {
         CodecFunctions(
             open: { data, _ in
                 let (header, metadata) = try SpngContext.withContext(data) { context in (try context.header(), context.metadata()) }
-                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: 1,
-                                   state: PNGState(data: data, orientation: metadata.orientation), colorProfile: metadata.colorProfile)
+                let animation = APNG(reading: data)
+                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: animation?.frames.count ?? 1,
+                                   state: PNGState(data: data, orientation: metadata.orientation, animation: animation),
+                                   colorProfile: metadata.colorProfile)
             },
-            makeImage: { opened, _, options in
-                let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
+            makeImage: { opened, frameIndex, options in
                 let orientation = opened.state.orientation
+                if let animation = opened.state.animation {
+                    return try animation.decode(opened.state.data, width: opened.width, height: opened.height,
+                                                through: frameIndex ?? opened.frameCount - 1, keeping: frameIndex).applying(orientation)
+                }
+                let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
                 let image = try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
                     guard let thumbnail = options.thumbnail else { return try context.decode() }
                     return try context.decode(scaledTo: thumbnail.forStoredPixels(turnedBy: orientation))
@@ -51,8 +65,8 @@ extension CodecFunctions where State == PNGState {
     }
 }
 
-/// What the PNG table's `open` hands to its `makeImage`: the encoded bytes
-/// and the EXIF orientation.
+/// What the PNG table's `open` hands to its `makeImage`: the encoded bytes,
+/// the EXIF orientation, and an APNG's frames.
 ///
 /// Only `CodecFunctions.png` makes one, so its `makeImage` always
 /// receives data its `open` has read.
@@ -61,6 +75,8 @@ public struct PNGState: Sendable {
     let data: Data
     /// The orientation of the `eXIf` chunk; ``ImageOrientation/up`` without one.
     let orientation: ImageOrientation
+    /// The animation of an APNG; `nil` for a still PNG.
+    let animation: APNG?
 }
 
 /// One libspng decoding context over a buffer, freed when done.
@@ -139,6 +155,17 @@ struct SpngContext: ~Copyable {
             : nil
         guard hasGamma || chromaticities != nil else { return (nil, orientation) }
         return (ColorProfile.synthesized(gamma: hasGamma ? gamma : nil, chromaticities: chromaticities), orientation)
+    }
+
+    /// Decodes the whole image to RGBA8 (an APNG frame, to composite).
+    func decodeRGBA() throws -> [UInt8] {
+        var size = 0
+        let format = Int32(SPNG_FMT_RGBA8.rawValue)
+        try Self.check(spng_decoded_image_size(context, format, &size))
+        return try [UInt8](pixelCapacity: size) { buffer, count in
+            try Self.check(spng_decode_image(context, buffer.baseAddress, size, format, Int32(SPNG_DECODE_TRNS.rawValue)))
+            count = size
+        }
     }
 
     /// Decodes the whole image.

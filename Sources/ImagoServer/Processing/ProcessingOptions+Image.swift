@@ -29,7 +29,8 @@ extension ProcessingOptions {
 
     /// The format to encode to: ``format`` when the path names one; else
     /// WebP when automatic WebP is on and `accept` lists `image/webp`; else
-    /// the source's format (PNG for a GIF, JPEG when unknown).
+    /// the source's format (PNG for a GIF; JPEG for HEIC, JPEG XL, and when
+    /// unknown, since Imago writes neither).
     ///
     /// - Returns: The format, and whether it depended on `Accept` (then the
     ///   response must say `Vary: Accept`).
@@ -54,6 +55,7 @@ extension ProcessingOptions {
         case .jpeg: return ImageEncoders.jpeg(quality: quality)
         case .png: return ImageEncoders.png()
         case .webp: return ImageEncoders.webp(quality: Float(quality))
+        case .avif: return ImageEncoders.avif(quality: quality)
         }
     }
 
@@ -62,7 +64,8 @@ extension ProcessingOptions {
         switch source {
         case .png?, .gif?: .png
         case .webp?: .webp
-        case .jpeg?, nil: .jpeg
+        case .avif?: .avif
+        case .jpeg?, .heic?, .jxl?, nil: .jpeg
         }
     }
 

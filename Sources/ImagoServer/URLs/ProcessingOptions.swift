@@ -56,13 +56,16 @@ public struct ProcessingOptions: Sendable, Hashable {
         case png
         /// WebP.
         case webp
+        /// AVIF (libaom: much slower to encode than the others).
+        case avif
 
-        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, any case).
+        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, any case).
         public init?(name: String) {
             switch name.lowercased() {
             case "jpg", "jpeg": self = .jpeg
             case "png": self = .png
             case "webp": self = .webp
+            case "avif": self = .avif
             default: return nil
             }
         }

@@ -57,10 +57,10 @@ struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Time encoding each source's decoded image.")
         @OptionGroup var common: Common
 
-        @Option(help: "The format to encode: png, jpeg or webp.")
+        @Option(help: "The format to encode: png, jpeg, webp or avif.")
         var format: Fetch.OutputFormat = .jpeg
 
-        @Option(help: "Quality for jpeg and webp, 1-100.")
+        @Option(help: "Quality for jpeg, webp and avif, 1-100.")
         var quality: Int = 85
 
         func validate() throws {
@@ -72,6 +72,7 @@ struct Bench: AsyncParsableCommand {
             case .png: ImageEncoders.png()
             case .jpeg: ImageEncoders.jpeg(quality: quality)
             case .webp: ImageEncoders.webp(quality: Float(quality))
+            case .avif: ImageEncoders.avif(quality: quality)
             }
             try await Bench.measure(name: "encode-\(format.rawValue)", common: common) { data, info in
                 let image = try ImageDecoders.decoder(for: info.format).decode(data, options: ImageDecodingOptions(frameIndex: 0))

@@ -11,13 +11,13 @@ struct Fetch: AsyncParsableCommand {
         discussion: """
         Each SOURCE is an http(s) URL, a file URL or a path. With --output, each image is \
         written to DIR, named after its source, in --format (default: the source's format, \
-        or PNG for GIF sources). Files are written whole or not at all.
+        or PNG for GIF, HEIC and JPEG XL sources). Files are written whole or not at all.
         """
     )
 
     /// Formats `fetch` can write.
     enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-        case png, jpeg, webp
+        case png, jpeg, webp, avif
         var format: ImageFormat { ImageFormat(rawValue: rawValue)! }
     }
 
@@ -30,10 +30,10 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the images to DIR (created if missing).", valueName: "DIR"))
     var output: String?
 
-    @Option(name: .long, help: "The format to write: png, jpeg or webp.")
+    @Option(name: .long, help: "The format to write: png, jpeg, webp or avif.")
     var format: OutputFormat?
 
-    @Option(name: .long, help: "Quality for jpeg and webp, 1-100.")
+    @Option(name: .long, help: "Quality for jpeg, webp and avif, 1-100.")
     var quality: Int?
 
     @Option(name: .long, help: ArgumentHelp("Scale down so the longer side is at most N pixels.", valueName: "N"))
@@ -73,7 +73,7 @@ struct Fetch: AsyncParsableCommand {
         if maxSize != nil && resize != nil { throw ValidationError("Use either --max-size or --resize, not both.") }
         if crop && resize == nil { throw ValidationError("--crop needs --resize.") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
-        if quality != nil && format == .png { throw ValidationError("--quality applies to jpeg and webp only.") }
+        if quality != nil && format == .png { throw ValidationError("--quality applies to jpeg, webp and avif only.") }
         if cacheDir != nil && noCache { throw ValidationError("Use either --cache-dir or --no-cache, not both.") }
     }
 
@@ -142,7 +142,7 @@ struct Fetch: AsyncParsableCommand {
             let sourceFormat = names.format(of: url, from: response)
             var written: String?
             if let directory {
-                let target = format?.format ?? (sourceFormat == .gif || sourceFormat == nil ? .png : sourceFormat!)
+                let target = format?.format ?? Self.defaultOutputFormat(following: sourceFormat)
                 let encoded = try encoder(for: target).encode(image)
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
                 try OutputFile.save(encoded, to: file)
@@ -182,10 +182,22 @@ struct Fetch: AsyncParsableCommand {
         return nil
     }
 
+    /// The format written without `--format`: the source's, or PNG for the
+    /// formats Imago does not write (GIF, HEIC, JPEG XL) and unknown sources.
+    static func defaultOutputFormat(following source: ImageFormat?) -> ImageFormat {
+        switch source {
+        case .jpeg?: .jpeg
+        case .webp?: .webp
+        case .avif?: .avif
+        case .png?, .gif?, .heic?, .jxl?, nil: .png
+        }
+    }
+
     private func encoder(for format: ImageFormat) -> any ImageEncoding {
         switch format {
         case .jpeg: ImageEncoders.jpeg(quality: quality ?? 85)
         case .webp: ImageEncoders.webp(quality: Float(quality ?? 80))
+        case .avif: ImageEncoders.avif(quality: quality ?? 60)
         default: ImageEncoders.png()
         }
     }
