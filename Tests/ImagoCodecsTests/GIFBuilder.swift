@@ -72,7 +72,7 @@ struct GIFBuilder {
             if let local = frame.localColors { flags |= 0x80 | Self.tableBits(local.count) }
             out.append(flags)
             if let local = frame.localColors { out += Self.colorTable(local) }
-            let paletteSize = frame.localColors?.count ?? globalColors?.count ?? 2
+            let paletteSize = frame.localColors?.count ?? globalColors?.count ?? 256   // no map: 8-bit codes
             let minimumCodeSize = max(2, Int(Self.tableBits(paletteSize)) + 1)
             let rows = frame.interlaced ? Self.interlacedOrder(height: frame.height) : Array(0..<frame.height)
             let stored = rows.flatMap { frame.indices[$0 * frame.width..<($0 + 1) * frame.width] }

@@ -256,11 +256,26 @@ import Testing
 
     // MARK: Damaged and hostile files
 
-    @Test func frameOutsideTheCanvasIsRejectedAtOpen() {
-        // Given a 4x4 canvas and a frame reaching column 5
-        let error = decodingError(animation([.solid(1, width: 2, height: 2, left: 3, top: 0)]).data)
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.library == "giflib")
+    @Test func framesThatExtendPastTheCanvasAreClippedToIt() throws {
+        // Given a 4x4 canvas, a frame reaching column 5, one wider and taller
+        // than the canvas, and one wholly outside it
+        let gif = GIFBuilder(width: 4, height: 4, globalColors: palette, frames: [
+            .solid(1, width: 2, height: 2, left: 3, top: 0),
+            .solid(2, width: 6, height: 5, left: 0, top: 2),
+            .solid(3, width: 2, height: 2, left: 9, top: 9),
+        ])
+        let image = try decoder.decode(gif.data)
+        #expect(image.width == 4 && image.height == 4 && image.frames.count == 3)
+        // Then the first frame shows its part inside the canvas only
+        func rgba(_ color: RGB) -> [UInt8] { [color.red, color.green, color.blue, 255] }
+        let green = rgba(palette[1])
+        #expect((0..<4).map { pixel(of: image, frame: 0, x: 3, y: $0) } == [green, green, [0, 0, 0, 0], [0, 0, 0, 0]])
+        #expect(pixel(of: image, frame: 0, x: 2, y: 0) == [0, 0, 0, 0])
+        // And the oversized frame fills the rows it covers, edge to edge
+        #expect((0..<4).map { pixel(of: image, frame: 1, x: $0, y: 3) } == Array(repeating: rgba(palette[2]), count: 4))
+        #expect(pixel(of: image, frame: 1, x: 3, y: 0) == green)
+        // And the frame outside changes nothing
+        #expect(image.frames[2].pixels == image.frames[1].pixels)
     }
 
     @Test func hugeCanvasIsRejectedFromTheHeaderWithoutDecoding() throws {
@@ -310,11 +325,12 @@ import Testing
         #expect((error?.underlying as? CodecError)?.library == "giflib")
     }
 
-    @Test func frameWithNoColorMapAtAllIsRejected() {
-        let gif = GIFBuilder(width: 2, height: 1, frames: [.solid(0, width: 2, height: 1)])
-        let error = decodingError(gif.data)
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.code == 106)
+    @Test func frameWithNoColorMapAtAllDrawsItsIndicesAsGrayLevels() throws {
+        // Given a GIF with neither a global nor a local colour map
+        let gif = GIFBuilder(width: 3, height: 1, frames: [GIFBuilder.Frame(width: 3, height: 1, indices: [0, 7, 200])])
+        // Then each index is drawn as that level of gray, as Pillow shows it
+        let image = try decoder.decode(gif.data)
+        #expect(image.pixels == [0, 0, 0, 255, 7, 7, 7, 255, 200, 200, 200, 255])
     }
 
     @Test func fileThatStopsAfterWholeFramesKeepsThem() throws {

@@ -6,6 +6,10 @@ import CGif
 /// frame's disposal (clear its rectangle, or put back what was under it),
 /// then draws the frame's opaque pixels over it; transparent pixels leave
 /// the canvas as it was. Values are stored as they are, never premultiplied.
+///
+/// A frame that extends past the canvas (the logical screen) is clipped to
+/// it: its rows and columns outside are read and dropped, and its disposal
+/// touches only the part inside.
 struct GIFCanvas {
     let width: Int
     let height: Int
@@ -26,16 +30,24 @@ struct GIFCanvas {
         row = [UInt8](repeating: 0, count: width)
     }
 
-    /// Draws one frame whose header lies inside the canvas.
+    /// The part of a frame's rectangle inside the canvas (empty when none is).
+    private func visible(_ frame: GIFFrameHeader) -> (left: Int, top: Int, width: Int, height: Int) {
+        let left = min(frame.left, width), top = min(frame.top, height)
+        return (left, top, min(frame.width, width - left), min(frame.height, height - top))
+    }
+
+    /// Draws one frame, clipped to the canvas.
     ///
     /// - Parameters:
     ///   - colors: The frame's colour map (1...256 entries). Indices past its
-    ///     end draw opaque black, so no index reads outside it.
+    ///     end draw opaque black, so no index reads outside it. `nil` (a
+    ///     file with neither a global nor a local map) draws each index as
+    ///     that level of gray, as Pillow shows such files.
     ///   - readRow: Fills its buffer with the next `count` colour indices,
     ///     in the order the file stores rows.
     mutating func draw(
         _ frame: GIFFrameHeader,
-        colors: UnsafeBufferPointer<GifColorType>,
+        colors: UnsafeBufferPointer<GifColorType>?,
         readRow: (_ row: UnsafeMutablePointer<UInt8>, _ count: Int) throws -> Void
     ) throws {
         if let previous {
@@ -50,15 +62,18 @@ struct GIFCanvas {
         guard frame.width > 0, frame.height > 0 else { return }
 
         let palette = Self.palette(colors, transparentIndex: frame.transparentIndex)
-        let (width, frameWidth, left, top) = (width, frame.width, frame.left, frame.top)
+        let (width, height, frameWidth, left, top) = (width, self.height, frame.width, frame.left, frame.top)
+        let visibleWidth = visible(frame).width
+        if row.count < frameWidth { row = [UInt8](repeating: 0, count: frameWidth) }
         try pixels.withUnsafeMutableBytes { canvas in
             try row.withUnsafeMutableBufferPointer { indices in
                 try palette.withUnsafeBufferPointer { palette in
                     guard let canvasBase = canvas.baseAddress, let rowBase = indices.baseAddress else { return }
                     try Self.forEachRow(height: frame.height, interlaced: frame.isInterlaced) { y in
                         try readRow(rowBase, frameWidth)
+                        guard top + y < height else { return }
                         let destination = canvasBase + ((top + y) * width + left) * 4
-                        for x in 0..<frameWidth {
+                        for x in 0..<visibleWidth {
                             // An index is a byte and the palette has 256 entries.
                             let color = palette[Int(indices[x])]
                             if color != 0 { destination.storeBytes(of: color, toByteOffset: x &* 4, as: UInt32.self) }
@@ -72,10 +87,11 @@ struct GIFCanvas {
     /// The colours of a frame as 256 RGBA words in memory order: entries past
     /// the colour map are opaque black; the transparent index is 0, the one
     /// value an opaque colour never has, so drawing skips it.
-    private static func palette(_ colors: UnsafeBufferPointer<GifColorType>, transparentIndex: Int?) -> [UInt32] {
+    private static func palette(_ colors: UnsafeBufferPointer<GifColorType>?, transparentIndex: Int?) -> [UInt32] {
         [UInt32](unsafeUninitializedCapacity: 256) { buffer, count in
             for index in 0..<256 {
-                let color = index < colors.count ? colors[index] : GifColorType(Red: 0, Green: 0, Blue: 0)
+                let gray = GifColorType(Red: UInt8(index), Green: UInt8(index), Blue: UInt8(index))
+                let color = colors.map { index < $0.count ? $0[index] : GifColorType(Red: 0, Green: 0, Blue: 0) } ?? gray
                 let value = UInt32(color.Red) | UInt32(color.Green) << 8 | UInt32(color.Blue) << 16 | 0xFF00_0000
                 buffer[index] = value.littleEndian
             }
@@ -99,10 +115,12 @@ struct GIFCanvas {
 
     /// Clears a frame's rectangle to transparent black.
     private mutating func clear(_ frame: GIFFrameHeader) {
-        let (width, rowBytes) = (width, frame.width * 4)
+        let rect = visible(frame)
+        let (width, rowBytes) = (width, rect.width * 4)
+        guard rowBytes > 0 else { return }
         pixels.withUnsafeMutableBytes { canvas in
-            for y in frame.top..<frame.top + frame.height {
-                let start = canvas.baseAddress! + (y * width + frame.left) * 4
+            for y in rect.top..<rect.top + rect.height {
+                let start = canvas.baseAddress! + (y * width + rect.left) * 4
                 start.initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes)
             }
         }
@@ -110,13 +128,14 @@ struct GIFCanvas {
 
     /// Copies a frame's rectangle from the canvas into `saved`, or back.
     private mutating func copy(_ frame: GIFFrameHeader, toCanvas: Bool) {
-        let (width, rowBytes) = (width, frame.width * 4)
-        if !toCanvas { saved = [UInt8](repeating: 0, count: rowBytes * frame.height) }
-        guard rowBytes > 0 else { return }
+        let rect = visible(frame)
+        let (width, rowBytes) = (width, rect.width * 4)
+        if !toCanvas { saved = [UInt8](repeating: 0, count: rowBytes * rect.height) }
+        guard rowBytes > 0, rect.height > 0 else { return }
         pixels.withUnsafeMutableBytes { canvas in
             saved.withUnsafeMutableBytes { saved in
-                for y in 0..<frame.height {
-                    let canvasRow = canvas.baseAddress! + ((frame.top + y) * width + frame.left) * 4
+                for y in 0..<rect.height {
+                    let canvasRow = canvas.baseAddress! + ((rect.top + y) * width + rect.left) * 4
                     let savedRow = saved.baseAddress! + y * rowBytes
                     if toCanvas {
                         canvasRow.copyMemory(from: savedRow, byteCount: rowBytes)

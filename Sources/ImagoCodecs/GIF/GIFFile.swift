@@ -6,7 +6,7 @@ import Foundation
 struct GIFFrameHeader: Sendable, Hashable {
     /// The position of the frame in the file, from 0.
     var index: Int
-    /// The frame rectangle; always inside the canvas.
+    /// The frame rectangle, as stored; it may extend past the canvas, which clips it.
     var left: Int, top: Int, width: Int, height: Int
     /// Whether the rows are stored in the four-pass interlaced order.
     var isInterlaced: Bool
@@ -111,7 +111,7 @@ struct GIFFile: ~Copyable {
     }
 
     /// Reads the records up to the trailer, calling `frame` after each image
-    /// descriptor (checked against the canvas and for a colour map). `frame`
+    /// descriptor. `frame`
     /// must consume the raster and returns whether to go on.
     ///
     /// With `stoppingOnTruncation`, data that ends or turns to garbage
@@ -153,7 +153,9 @@ struct GIFFile: ~Copyable {
         [0, D_GIF_ERR_READ_FAILED, D_GIF_ERR_WRONG_RECORD, D_GIF_ERR_EOF_TOO_SOON].contains { Int($0) == error.code }
     }
 
-    /// The header of the image descriptor just read, after checking it.
+    /// The header of the image descriptor just read. A frame may extend past
+    /// the canvas (it is clipped when drawn) and may have no colour map
+    /// (it is drawn in gray), as browsers and Pillow accept such files.
     private func frameHeader(index: Int, control: GraphicsControlBlock?) throws -> GIFFrameHeader {
         let image = handle.pointee.Image
         let header = GIFFrameHeader(
@@ -164,19 +166,6 @@ struct GIFFile: ~Copyable {
             disposal: GIFDisposal(method: control?.DisposalMode ?? DISPOSAL_UNSPECIFIED),
             transparentIndex: control.flatMap { $0.TransparentColor == NO_TRANSPARENT_COLOR ? nil : Int($0.TransparentColor) }
         )
-        // This check stays here, not in CodecDecoder: frame rectangles are
-        // known only while walking the records, and drawing relies on it.
-        guard header.left >= 0, header.top >= 0, header.width >= 0, header.height >= 0,
-              header.left + header.width <= canvasWidth, header.top + header.height <= canvasHeight
-        else {
-            throw CodecError.giflib(
-                D_GIF_ERR_DATA_TOO_BIG,
-                detail: "frame \(index) (\(header.width)x\(header.height) at \(header.left),\(header.top)) lies outside the \(canvasWidth)x\(canvasHeight) canvas"
-            )
-        }
-        guard colorMap != nil else {
-            throw CodecError.giflib(D_GIF_ERR_NO_COLOR_MAP, detail: "frame \(index)")
-        }
         return header
     }
 

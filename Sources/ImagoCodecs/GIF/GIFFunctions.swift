@@ -12,16 +12,17 @@ extension CodecFunctions where State == GIFState {
     /// ``CodecDecoder`` before a pixel buffer exists. It counts frames only up
     /// to one past ``ImageDecodingOptions/maximumFrameCount`` (enough for
     /// ``CodecDecoder`` to reject the file, which is its decision). It fails when
-    /// the file has no image frame, when a frame rectangle leaves the canvas,
-    /// or when a frame has neither a local nor a global colour map. Data that
-    /// ends, or turns to garbage, after at least one whole frame keeps the
-    /// whole frames before it, as browsers do.
+    /// the file has no image frame. Data that ends, or turns to garbage,
+    /// after at least one whole frame keeps the whole frames before it, as
+    /// browsers do.
     ///
     /// `makeImage` always produces ``PixelFormat/rgba8``, not premultiplied.
     /// It draws frames in order on a canvas that starts transparent black,
     /// with the rules browsers follow:
     /// - the frame's local colour map, else the global one; a colour index
-    ///   past the end of the map draws opaque black;
+    ///   past the end of the map draws opaque black; with no map at all, an
+    ///   index draws as that level of gray (as Pillow shows such files);
+    /// - a frame that extends past the canvas is clipped to it;
     /// - the transparent index of the Graphics Control Extension leaves the
     ///   canvas unchanged; the background colour is ignored;
     /// - disposal 0 and 1 keep the frame, 2 clears its rectangle to
@@ -112,10 +113,10 @@ public struct GIFState: Sendable {
         _ = try GIFFile.withFile(data) { file in
             try file.walk(stoppingOnTruncation: false) { frame in
                 // The same bytes walked the same way in `open`.
-                guard frames.indices.contains(frame.index), frame == frames[frame.index], let colors = file.colorMap else {
+                guard frames.indices.contains(frame.index), frame == frames[frame.index] else {
                     throw CodecError.giflib(D_GIF_ERR_IMAGE_DEFECT, detail: "frame \(frame.index) differs from the opened file")
                 }
-                try canvas.draw(frame, colors: colors) { row, count in try file.readRow(into: row, count: count) }
+                try canvas.draw(frame, colors: file.colorMap) { row, count in try file.readRow(into: row, count: count) }
                 if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
                 if frameIndex == nil || frame.index == last {
                     let pixels = plan.map { $0.resample(canvas.pixels, bytesPerRow: width * 4) } ?? canvas.pixels
