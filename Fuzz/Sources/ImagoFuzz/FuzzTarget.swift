@@ -2,19 +2,17 @@ import Foundation
 import Imago
 import ImagoCodecs
 
-/// The decoder under test, chosen by `IMAGO_FUZZ_FORMAT` (jpeg, png, gif, webp).
+/// The decoder under test, chosen by `IMAGO_FUZZ_FORMAT` (any `ImageFormat`:
+/// jpeg, png, gif, webp, avif, heic, jxl).
 ///
 /// The codec's table is driven directly (no sniffing), so mutations of the
 /// magic number still reach the library.
 let decoder: CodecDecoder = {
     let name = ProcessInfo.processInfo.environment["IMAGO_FUZZ_FORMAT"] ?? "png"
-    switch name {
-    case "jpeg": return ImageDecoders.jpeg()
-    case "png": return ImageDecoders.png()
-    case "gif": return ImageDecoders.gif()
-    case "webp": return ImageDecoders.webp()
-    default: fatalError("IMAGO_FUZZ_FORMAT must be jpeg, png, gif or webp, not \(name)")
+    guard let format = ImageFormat(rawValue: name) else {
+        fatalError("IMAGO_FUZZ_FORMAT must be one of \(ImageFormat.allCases.map(\.rawValue)), not \(name)")
     }
+    return ImageDecoders.decoder(for: format)
 }()
 
 /// Small limits keep each run fast; the limits themselves are part of what is fuzzed.

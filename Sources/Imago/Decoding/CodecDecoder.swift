@@ -79,7 +79,9 @@ public struct CodecDecoder: ImageDecoding {
         guard let profile = opened.colorProfile else { return fitted }
         if options.colorManagement == .convertToSRGB, let colorConversion {
             // A profile that cannot be used is ignored, as browsers do.
-            return (try? colorConversion.convertToSRGB(fitted, profile)) ?? fitted
+            guard var converted = try? colorConversion.convertToSRGB(fitted, profile) else { return fitted }
+            converted.isPartial = fitted.isPartial
+            return converted
         }
         var kept = fitted
         kept.colorProfile = profile

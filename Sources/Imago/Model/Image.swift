@@ -33,6 +33,11 @@ public struct Image: Sendable, Hashable {
     /// (``ImageDecodingOptions/ColorManagement/keepOriginal``), kept by
     /// every transformation, and embedded by the encoders. `nil` means sRGB.
     public var colorProfile: ColorProfile?
+    /// Whether the file ended early or lost data, and the image shows only
+    /// what could be decoded, as browsers show such files: a truncated JPEG
+    /// whose missing rows are gray. Set by a decoder, kept by every
+    /// transformation; `false` for a whole image.
+    public var isPartial = false
 
     /// Creates a still image from its pixels.
     ///
@@ -97,11 +102,12 @@ public struct Image: Sendable, Hashable {
     public var pixels: [UInt8] { frames[0].pixels }
 
     /// An image made from this one: new size, format and frames, the same
-    /// loop count, and the same colour profile unless the pixels changed
+    /// loop count and ``isPartial``, and the same colour profile unless the pixels changed
     /// between colour and gray (a profile describes one or the other).
     package func derived(width: Int, height: Int, pixelFormat: PixelFormat, frames: [ImageFrame]) -> Image {
         var image = Image(width: width, height: height, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
         if pixelFormat.isGray == self.pixelFormat.isGray { image.colorProfile = colorProfile }
+        image.isPartial = isPartial
         return image
     }
 

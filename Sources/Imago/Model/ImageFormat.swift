@@ -28,7 +28,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Recognises the format from the data's magic number.
     ///
     /// Returns `nil` when the bytes begin like none of the known formats
-    /// (including empty data). Only the first 64 bytes are read: for the
+    /// (including empty data). A JPEG may have up to 1 KB of junk before its
+    /// start-of-image marker (`FF D8 FF`), which the JPEG decoder skips, as
+    /// browsers and Pillow do. Otherwise only the first 64 bytes are read: for the
     /// HEIF container, the `ftyp` box's major brand (`avif`, `avis`;
     /// `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`), or for a generic
     /// major brand (`mif1`, `msf1`) its first compatible brand that names
@@ -50,9 +52,21 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             self = .jxl
         } else if starts(with: Array("ftyp".utf8), at: 4), let format = Self.heifFormat(ftyp: head) {
             self = format
+        } else if Self.hasJPEGStart(in: data.prefix(1_027)) {
+            self = .jpeg
         } else {
             return nil
         }
+    }
+
+    /// Whether `bytes` hold a JPEG start-of-image marker, `FF D8 FF`.
+    private static func hasJPEGStart(in bytes: some Collection<UInt8>) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in bytes {
+            if previous == (0xFF, 0xD8) && byte == 0xFF { return true }
+            previous = (previous.1, byte)
+        }
+        return false
     }
 
     /// The format a HEIF `ftyp` box names, from its major brand or, for a

@@ -14,11 +14,15 @@ extension CodecFunctions where State == JPEGState {
     /// ``ImageDecodingOptions/thumbnail`` it uses libjpeg-turbo's DCT
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
     /// whose result still covers the thumbnail in either orientation. A
-    /// corrupt-data *warning* (such as a truncated scan) still yields the
-    /// image, as browsers show it.
+    /// corrupt-data *warning* still yields the image, as browsers show it;
+    /// when the warning says the data ended early (a truncated file, or a
+    /// scan cut short), the missing part is gray and the image is
+    /// ``Image/isPartial``. Up to 1 KB of junk before the start-of-image
+    /// marker (`FF D8 FF`) is skipped, as Pillow and browsers do.
     public static var jpeg: CodecFunctions<JPEGState> {
         CodecFunctions(
-            open: { data, _ in
+            open: { file, _ in
+                let data = JPEGState.skippingJunkBeforeStart(of: file)
                 let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
                 let metadata = JPEGMetadata(reading: data)
                 let state = JPEGState(data: data, colorspace: header.colorspace, orientation: metadata.orientation)
@@ -44,8 +48,25 @@ extension CodecFunctions where State == JPEGState {
 /// Only `CodecFunctions.jpeg` makes one, so its `makeImage` always
 /// receives a header its `open` has read.
 public struct JPEGState: Sendable {
-    /// The encoded file.
+    /// The most junk skipped before the start-of-image marker.
+    static let junkLimit = 1_024
+
+    /// The encoded file, from its start-of-image marker.
     let data: Data
+
+    /// `file` from its first start-of-image marker (`FF D8 FF`) within
+    /// ``junkLimit`` bytes; `file` itself when it starts with one or has none.
+    static func skippingJunkBeforeStart(of file: Data) -> Data {
+        let bytes = file.prefix(junkLimit + 3)
+        guard bytes.count >= 3 else { return file }
+        var index = bytes.startIndex
+        if bytes[index] == 0xFF && bytes[index + 1] == 0xD8 { return file }
+        while index + 2 < bytes.endIndex {
+            if bytes[index] == 0xFF && bytes[index + 1] == 0xD8 && bytes[index + 2] == 0xFF { return Data(file[index...]) }
+            index += 1
+        }
+        return file
+    }
     /// The TurboJPEG colour space (`TJCS_…`) of the frame header.
     let colorspace: Int32
     /// The EXIF orientation, ``ImageOrientation/up`` when there is none.
@@ -101,10 +122,13 @@ struct TurboJPEG: ~Copyable {
             count = stride * height
         }
         try check(status, allowWarning: true)
-        if isCMYK {
-            return Image(width: width, height: height, pixelFormat: .rgb8, pixels: Self.rgb(fromInvertedCMYK: pixels))
-        }
-        return Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
+        var image = isCMYK
+            ? Image(width: width, height: height, pixelFormat: .rgb8, pixels: Self.rgb(fromInvertedCMYK: pixels))
+            : Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
+        // libjpeg's warnings for missing data: "Premature end of JPEG file"
+        // and "Corrupt JPEG data: premature end of data segment".
+        image.isPartial = status != 0 && String(cString: tjGetErrorStr2(handle)).lowercased().contains("premature end")
+        return image
     }
 
     /// Throws the handle's ``CodecError`` when `status` is a failure;
