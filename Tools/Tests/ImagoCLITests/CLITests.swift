@@ -3,7 +3,16 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import LoopbackServer
+import TerminalRendering
 import Testing
+
+/// Bytes appended from one thread and read from another.
+final class LockedBytes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [UInt8] = []
+    func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { storage += bytes } }
+    var bytes: [UInt8] { lock.withLock { storage } }
+}
 
 /// The `imago` binary, run as a user would, against the command-line contract (DESIGN 4).
 @Suite struct CLITests {
@@ -360,6 +369,59 @@ import Testing
         #expect(run.stdout == "\(esc)[38;2;255;0;0m\(esc)[48;2;0;0;255m▀\(esc)[38;2;0;255;0m\(esc)[48;2;255;255;255m▀\(esc)[0m\n")
         #expect(try imago("show", path("missing.png")).status == 1)
         #expect(try imago("show", "--width", "0", file.path).status == 2)
+    }
+
+    /// The animated GIF of the codec tests (made by Pillow): 4 frames.
+    static let animatedGIF = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/gif/pillow-animation.gif").standardizedFileURL
+
+    /// Runs `imago` with a pseudo-terminal as stdout for `seconds`, then
+    /// interrupts it (SIGINT, as Ctrl-C does) if it still runs; returns its
+    /// status and everything it wrote to the terminal.
+    func imagoOnATerminal(_ arguments: [String], interruptingAfter seconds: Double) throws -> (status: Int32, output: String) {
+        var master: Int32 = -1, terminal: Int32 = -1
+        var size = winsize(ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        #expect(openpty(&master, &terminal, nil, nil, &size) == 0)
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = LockedBytes()
+        let source = master
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(source, &buffer, buffer.count)
+                if count <= 0 { return }
+                output.append(buffer[0..<count])
+            }
+        }
+        reader.start()
+        Thread.sleep(forTimeInterval: seconds)
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        Thread.sleep(forTimeInterval: 0.2)   // the reader takes what is left
+        close(master)
+        return (process.terminationStatus, String(decoding: output.bytes, as: UTF8.self))
+    }
+
+    @Test func showPlaysAnAnimationInPlaceAndCtrlCRestoresTheCursor() throws {
+        let run = try imagoOnATerminal(["show", "--width", "8", Self.animatedGIF.path], interruptingAfter: 1.5)
+        // Then it was interrupted, as a shell reports Ctrl-C, with the cursor hidden while it played and shown at the end
+        #expect(run.status == 130)
+        #expect(run.output.hasPrefix(TerminalAnimation.hideCursor))
+        #expect(run.output.hasSuffix(TerminalAnimation.restoreTerminal))
+        // And frames were redrawn in place: the cursor moved up over each previous frame
+        let lines = HalfBlockRenderer.lines(for: try ImageDecoders.gif().decode(try Data(contentsOf: Self.animatedGIF),
+                                            options: ImageDecodingOptions(frameIndex: 0, maximumPixelSize: 16)), columns: 8).count
+        let redraws = run.output.components(separatedBy: "\u{1B}[\(lines)A").count - 1
+        #expect(redraws >= 4, "\(redraws) redraws")
+        // Piped, only the first frame is drawn, once, and the command ends
+        let piped = try imago(["show", "--width", "8", Self.animatedGIF.path])
+        #expect(piped.status == 0)
+        #expect(piped.lines.count == lines && !piped.stdout.contains("\u{1B}[?25l"))
     }
 
     @Test func noColorDrawsShadesWithoutEscapeSequences() throws {
