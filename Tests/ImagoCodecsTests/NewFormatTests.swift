@@ -1,0 +1,397 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import ImagoTesting
+import Testing
+
+/// A fixture decoded as stored (no colour conversion), for reference images.
+func referenceImage(_ path: String) throws -> Image {
+    try ImageDecoders.all.decode(try Fixtures.data(path), options: ImageDecodingOptions(colorManagement: .keepOriginal))
+}
+
+/// The largest difference between two images' first frames, channel by
+/// channel, after converting `b` to `a`'s pixel format; `Int.max` when their
+/// sizes differ.
+func maximumDifference(_ a: Image, _ b: Image, frame: Int = 0) -> Int {
+    guard a.width == b.width, a.height == b.height else { return .max }
+    let other = b.converted(to: a.pixelFormat)
+    let rowBytes = a.width * a.pixelFormat.bytesPerPixel
+    var most = 0
+    for row in 0..<a.height {
+        for index in 0..<rowBytes {
+            let x = Int(a.frames[frame].pixels[row * a.bytesPerRow + index])
+            let y = Int(other.frames[min(frame, other.frames.count - 1)].pixels[row * other.bytesPerRow + index])
+            most = max(most, abs(x - y))
+        }
+    }
+    return most
+}
+
+/// The mean absolute difference between two same-sized images' first frames,
+/// over every channel, after converting `b` to `a`'s pixel format.
+func meanDifference(_ a: Image, _ b: Image) -> Double {
+    let other = b.converted(to: a.pixelFormat)
+    let rowBytes = a.width * a.pixelFormat.bytesPerPixel
+    var total = 0
+    for row in 0..<a.height {
+        for index in 0..<rowBytes {
+            total += abs(Int(a.pixels[row * a.bytesPerRow + index]) - Int(other.pixels[row * other.bytesPerRow + index]))
+        }
+    }
+    return Double(total) / Double(rowBytes * a.height)
+}
+
+/// The colour of a pixel as a name, for the orientation cards (blue, with a
+/// red block top left and a green one top right, as stored).
+func colourName(_ image: Image, x: Int, y: Int) -> String {
+    let p = pixel(of: image, x: x, y: y)
+    if p[0] > 150 && p[1] < 100 && p[2] < 100 { return "red" }
+    if p[1] > 150 && p[0] < 100 && p[2] < 100 { return "green" }
+    if p[2] > 150 && p[0] < 100 && p[1] < 100 { return "blue" }
+    return "\(p)"
+}
+
+/// The four corners of an image, by colour name: top left, top right, bottom left, bottom right.
+func corners(_ image: Image) -> [String] {
+    [colourName(image, x: 1, y: 1), colourName(image, x: image.width - 2, y: 1),
+     colourName(image, x: 1, y: image.height - 2), colourName(image, x: image.width - 2, y: image.height - 2)]
+}
+
+/// DESIGN 8: AVIF and HEIC through libheif, on files made by Pillow, pyvips and
+/// pillow-heif (`scripts/fixtures/make-format-fixtures.py`).
+@Suite struct HEIFDecoderTests {
+    @Test(arguments: [
+        // file, reference, tolerance, alpha
+        ("avif/rgb8-lossy.avif", "avif/rgb8-lossy.reference.png", 1, false),
+        ("avif/rgba8.avif", "avif/rgba8.reference.png", 1, true),
+        ("avif/lossless.avif", "avif/source-rgb.png", 0, false),
+        ("avif/rgb10-lossy.avif", "avif/rgb10-lossy.reference.png", 1, false),
+        ("avif/rgb10-lossless.avif", "avif/source-rgb16.png", 1, false),
+        ("heic/rgb8.heic", "heic/rgb8.reference.png", 1, false),
+        ("heic/rgba8.heic", "heic/rgba8.reference.png", 1, true),
+        ("heic/rgb10.heic", "heic/rgb10.reference.png", 1, false),
+        ("heic/grid.heic", "heic/grid.reference.png", 1, false),
+    ])
+    func decodesLikeTheReferenceDecoder(file: String, reference: String, tolerance: Int, alpha: Bool) throws {
+        let data = try Fixtures.data(file)
+        let format = try #require(ImageFormat(sniffing: data))
+        #expect(format.rawValue == file.split(separator: ".").last.map(String.init))
+        let image = try ImageDecoders.all.decode(data)
+        #expect(image.pixelFormat == (alpha ? .rgba8 : .rgb8))
+        #expect(!image.isPartial && image.frames.count == 1)
+        // 10-bit references hold each level L as L << 6 in 16 bits; Imago keeps the top 8 bits.
+        #expect(maximumDifference(image, try referenceImage(reference)) <= tolerance, "\(file)")
+        let info = try ImageDecoders.info(for: data)
+        #expect(info.width == image.width && info.height == image.height && info.frameCount == 1)
+    }
+
+    /// Each file with the mean difference from the sRGB card that Pillow
+    /// (pillow-heif for HEIC) gets converting it with the same profile:
+    /// 0.99 and 13.19 (HEIC's 4:2:0 smears the detail band). Imago may be
+    /// 0.1 worse: libheif upsamples chroma unlike libavif.
+    @Test(arguments: [("avif/display-p3.avif", 0.99), ("heic/display-p3.heic", 13.19)])
+    func displayP3IsConvertedToSRGBOrKept(file: String, peerError: Double) throws {
+        let data = try Fixtures.data(file)
+        let profile = ColorProfile(data: try Fixtures.data("color/display-p3.icc"))
+        #expect(try ImageDecoders.info(for: data).colorProfile == profile)
+        let kept = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(colorManagement: .keepOriginal))
+        #expect(kept.colorProfile == profile)
+        let reference = try referenceImage(file.replacingOccurrences(of: file.hasSuffix("avif") ? ".avif" : ".heic", with: ".reference.png"))
+        #expect(maximumDifference(kept, reference) <= 1)
+        // Converted, it comes back close to the sRGB card it was made from; the stored pixels do not.
+        let converted = try ImageDecoders.all.decode(data)
+        #expect(converted.colorProfile == nil)
+        let card = try referenceImage(file.hasSuffix("avif") ? "avif/source-rgb.png" : "heic/source-rgb.png")
+        #expect(meanDifference(converted, card) <= peerError + 0.1, "\(meanDifference(converted, card))")
+        #expect(meanDifference(kept, card) > 1.5 * meanDifference(converted, card))
+    }
+
+    @Test(arguments: [
+        ("avif/orientation6.avif", ["blue", "red", "blue", "green"]),
+        ("avif/orientation7.avif", ["blue", "green", "blue", "red"]),
+        ("heic/orientation6.heic", ["blue", "red", "blue", "green"]),
+        // MIAF: only irot/imir turn a HEIF image, never its EXIF orientation.
+        ("avif/exif-orientation6-no-irot.avif", ["red", "green", "blue", "blue"]),
+    ])
+    func irotAndImirTurnTheImageAndEXIFDoesNot(file: String, expected: [String]) throws {
+        let data = try Fixtures.data(file)
+        let image = try ImageDecoders.all.decode(data)
+        let turned = !file.contains("no-irot")
+        #expect((image.width, image.height) == (turned ? (16, 24) : (24, 16)))
+        #expect(corners(image) == expected, "\(file)")
+        let info = try ImageDecoders.info(for: data)
+        #expect((info.width, info.height) == (image.width, image.height))
+        // A thumbnail is turned the same way.
+        let small = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(maximumPixelSize: 12))
+        #expect(max(small.width, small.height) == 12 && (small.height > small.width) == turned)
+    }
+
+    @Test func animatedAVIFGivesItsPrimaryImage() throws {
+        // libheif 1.15 reads the still primary item of an image sequence: frame 0.
+        let data = try Fixtures.data("avif/animated.avif")
+        #expect(ImageFormat(sniffing: data) == .avif)
+        let image = try ImageDecoders.all.decode(data)
+        #expect(image.frames.count == 1 && image.width == 64 && image.height == 48)
+        let background = pixel(of: image, x: 60, y: 44)
+        #expect(zip(background, [220, 30, 40] as [UInt8]).allSatisfy { abs(Int($0) - Int($1)) <= 6 }, "\(background)")
+    }
+
+    @Test func truncatedAndDamagedFilesGiveTypedErrors() throws {
+        let data = try Fixtures.data("heic/rgb8.heic")
+        for length in [0, 12, 40, data.count / 2, data.count - 10] {
+            do {
+                _ = try ImageDecoders.heic().decode(data.prefix(length))
+                Issue.record("a HEIC cut to \(length) bytes decoded")
+            } catch let error as ImageDecodingError {
+                #expect(error.format == .heic)
+                #expect(error.underlying == nil || (error.underlying as? CodecError)?.library == "libheif")
+            }
+        }
+    }
+
+    @Test func aSideLongerThanThePixelLimitIsRefusedByLibheifWhileParsing() throws {
+        let data = try Fixtures.data("heic/grid.heic")   // 160x96
+        let error = caughtError { try ImageDecoders.heic().decode(data, options: ImageDecodingOptions(maximumPixelCount: 150)) } as? ImageDecodingError
+        #expect(error?.code == .couldNotOpen)
+        #expect((error?.underlying as? CodecError)?.library == "libheif")
+        let area = caughtError { try ImageDecoders.heic().decode(data, options: ImageDecodingOptions(maximumPixelCount: 10_000)) } as? ImageDecodingError
+        #expect(area?.code == .tooManyPixels)
+    }
+
+    @Test(arguments: ["avif/rgb8-lossy.avif", "heic/rgba8.heic"])
+    func passesTheDecoderVerifier(file: String) throws {
+        let data = try Fixtures.data(file)
+        let report = DecoderVerifier.verify(ImageDecoders.decoder(for: ImageFormat(sniffing: data)!), on: data)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+    }
+}
+
+/// DESIGN 8: JPEG XL through libjxl, on files made by cjxl 0.7.
+@Suite struct JXLDecoderTests {
+    @Test(arguments: [
+        ("jxl/rgb8-lossy.jxl", "jxl/rgb8-lossy.reference.png", 1, false),
+        ("jxl/rgba8-lossless.jxl", "jxl/source-rgba.png", 0, true),
+        ("jxl/rgb16-lossless.jxl", "jxl/source-rgb16.png", 1, false),
+        ("jxl/display-p3-lossy.jxl", "jxl/display-p3-lossy.reference.png", 1, false),
+    ])
+    func decodesLikeTheReferenceDecoder(file: String, reference: String, tolerance: Int, alpha: Bool) throws {
+        let data = try Fixtures.data(file)
+        #expect(ImageFormat(sniffing: data) == .jxl)
+        let image = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(colorManagement: .keepOriginal))
+        #expect(image.pixelFormat == (alpha ? .rgba8 : .rgb8))
+        #expect(maximumDifference(image, try referenceImage(reference)) <= tolerance, "\(file)")
+    }
+
+    @Test func displayP3ProfilesAreConvertedToSRGB() throws {
+        let card = try referenceImage("jxl/source-rgb.png")
+        for file in ["jxl/display-p3-lossy.jxl", "jxl/display-p3-icc-lossless.jxl"] {
+            let data = try Fixtures.data(file)
+            #expect(try ImageDecoders.info(for: data).colorProfile != nil, "\(file)")
+            let converted = try ImageDecoders.jxl().decode(data)
+            let kept = try ImageDecoders.jxl().decode(data, options: ImageDecodingOptions(colorManagement: .keepOriginal))
+            #expect(converted.colorProfile == nil && kept.colorProfile != nil)
+            // djxl's own output, converted with Pillow, is 7.6 levels from the card on average (lossy).
+            #expect(meanDifference(converted, card) < 8, "\(file): \(meanDifference(converted, card))")
+            #expect(meanDifference(kept, card) > 2 * meanDifference(converted, card), "\(file)")
+        }
+        // An sRGB file carries no profile.
+        #expect(try ImageDecoders.info(for: try Fixtures.data("jxl/rgb8-lossy.jxl")).colorProfile == nil)
+    }
+
+    @Test func floatImagesAreClippedToEightBits() throws {
+        // R runs 0...2 across, G 0...1 down: values above 1 clip to 255.
+        let image = try ImageDecoders.jxl().decode(try Fixtures.data("jxl/float32-lossless.jxl"))
+        #expect(image.width == 32 && image.height == 24)
+        #expect(pixel(of: image, x: 31, y: 12)[0] == 255)
+        #expect(pixel(of: image, x: 0, y: 0)[0] <= 2 && pixel(of: image, x: 0, y: 23)[1] >= 250)
+    }
+
+    @Test func recompressedJPEGDecodesToTheJPEGsPixels() throws {
+        let jxl = try ImageDecoders.jxl().decode(try Fixtures.data("jxl/from-jpeg.jxl"))
+        let jpeg = try ImageDecoders.jpeg().decode(try Fixtures.data("jxl/from-jpeg.source.jpg"))
+        // libjxl's reconstruction differs from libjpeg-turbo's as djxl's does from Pillow's: at most 13, 0.66 on average.
+        #expect(maximumDifference(jxl, jpeg) <= 13)
+        #expect(meanDifference(jxl, jpeg) < 1)
+    }
+
+    @Test func animationGivesEveryFrameWithItsDuration() throws {
+        let data = try Fixtures.data("jxl/animated.jxl")
+        let info = try ImageDecoders.info(for: data)
+        #expect(info.frameCount == 4)
+        let image = try ImageDecoders.jxl().decode(data)
+        #expect(image.frames.count == 4 && image.loopCount == 0 && image.pixelFormat == .rgba8)
+        #expect(image.frames.map { Int(($0.duration ?? 0) * 1_000 + 0.5) } == [100, 50, 33, 250])
+        for index in 0..<4 {
+            let expected = try referenceImage("apng/offsets.frame\(index).png")
+            #expect(maximumDifference(image, expected, frame: index) == 0, "frame \(index)")
+            // A single frame is composited the same.
+            let one = try ImageDecoders.jxl().decode(data, options: ImageDecodingOptions(frameIndex: index))
+            #expect(one.frames.count == 1 && one.frames[0].pixels == image.frames[index].pixels)
+        }
+    }
+
+    @Test func truncatedFilesGiveTypedErrors() throws {
+        let data = try Fixtures.data("jxl/rgb8-lossy.jxl")
+        for length in [0, 2, 20, data.count / 2, data.count - 1] {
+            let error = caughtError { try ImageDecoders.jxl().decode(data.prefix(length)) } as? ImageDecodingError
+            #expect(error != nil, "cut to \(length)")
+            #expect(error?.underlying == nil || (error?.underlying as? CodecError)?.library == "libjxl")
+        }
+    }
+
+    @Test(arguments: ["jxl/rgb8-lossy.jxl", "jxl/animated.jxl"])
+    func passesTheDecoderVerifier(file: String) throws {
+        let report = DecoderVerifier.verify(ImageDecoders.jxl(), on: try Fixtures.data(file))
+        #expect(report.failures.isEmpty, "\(report.failures)")
+    }
+}
+
+/// DESIGN 8: animated PNG, on files made by Pillow's APNG writer, against
+/// frames composited by an independent implementation of the APNG spec.
+@Suite struct APNGTests {
+    /// The facts `expected.json` records about `file`.
+    static func expected(_ file: String) throws -> [String: Any] {
+        let all = try JSONSerialization.jsonObject(with: try Fixtures.data("apng/expected.json")) as? [String: Any]
+        return try #require(all?[file] as? [String: Any])
+    }
+
+    @Test(arguments: ["offsets.png", "dispose.png", "blend-over.png", "default-image.png"])
+    func everyFrameIsCompositedAsTheSpecSays(file: String) throws {
+        let facts = try Self.expected(file)
+        let frameFiles = try #require(facts["expected_frames"] as? [String])
+        let durations = try #require(facts["durations_ms"] as? [Double])
+        let data = try Fixtures.data("apng/\(file)")
+        #expect(try ImageDecoders.info(for: data).frameCount == frameFiles.count)
+        let image = try ImageDecoders.png().decode(data)
+        #expect(image.frames.count == frameFiles.count && image.pixelFormat == .rgba8)
+        #expect(image.loopCount == (facts["num_plays"] as? Int ?? -1))
+        #expect(zip(image.frames, durations).allSatisfy { abs(($0.duration ?? 0) * 1_000 - $1) < 0.01 })
+        for (index, name) in frameFiles.enumerated() {
+            let reference = try referenceImage("apng/\(name)")
+            #expect(maximumDifference(image, reference, frame: index) <= (file == "blend-over.png" ? 1 : 0), "\(file) frame \(index)")
+            let one = try ImageDecoders.png().decode(data, options: ImageDecodingOptions(frameIndex: index))
+            #expect(one.frames.count == 1 && one.frames[0].pixels == image.frames[index].pixels)
+        }
+    }
+
+    @Test func aSingleFrameThatIsTheDefaultImageIsAStillPNG() throws {
+        let image = try ImageDecoders.png().decode(try Fixtures.data("apng/single-frame.png"))
+        #expect(image.frames.count == 1 && !image.isAnimated)
+        #expect(maximumDifference(image, try referenceImage("apng/single-frame.frame0.png")) == 0)
+    }
+
+    @Test func brokenAnimationChunksShowTheStillImage() throws {
+        let data = [UInt8](try Fixtures.data("apng/offsets.png"))
+        let still = try referenceImage("apng/offsets.frame0.png")
+        /// `data` with the body of the `occurrence`th chunk of `type` changed, and its checksum made right again.
+        func changing(_ type: String, occurrence: Int = 0, _ change: (inout [UInt8], Int) -> Void) -> [UInt8] {
+            var copy = data
+            var offset = 8, seen = 0
+            while offset + 12 <= copy.count {
+                let length = Int(copy[offset]) << 24 | Int(copy[offset + 1]) << 16 | Int(copy[offset + 2]) << 8 | Int(copy[offset + 3])
+                if String(decoding: copy[offset + 4..<offset + 8], as: UTF8.self) == type {
+                    if seen == occurrence {
+                        change(&copy, offset + 8)
+                        let crc = crc32(copy[offset + 4..<offset + 8 + length])
+                        for index in 0..<4 { copy[offset + 8 + length + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+                        return copy
+                    }
+                    seen += 1
+                }
+                offset += 12 + length
+            }
+            Issue.record("no \(type) #\(occurrence)")
+            return copy
+        }
+        let damaged: [(String, [UInt8])] = [
+            ("acTL declares one frame more", changing("acTL") { bytes, body in bytes[body + 3] += 1 }),
+            ("an fcTL sequence number skips", changing("fcTL", occurrence: 1) { bytes, body in bytes[body + 3] += 5 }),
+            ("an fdAT sequence number skips", changing("fdAT") { bytes, body in bytes[body + 3] += 5 }),
+            ("a frame reaches past the canvas", changing("fcTL", occurrence: 2) { bytes, body in bytes[body + 15] = 60 }),
+            ("a frame is 0 pixels wide", changing("fcTL", occurrence: 1) { bytes, body in bytes[body + 4...body + 7] = [0, 0, 0, 0] }),
+            ("an unknown dispose op", changing("fcTL", occurrence: 1) { bytes, body in bytes[body + 24] = 7 }),
+        ]
+        for (name, bytes) in damaged {
+            let image = try ImageDecoders.png().decode(Data(bytes))
+            #expect(image.frames.count == 1, "\(name)")
+            #expect(maximumDifference(image, still) == 0, "\(name)")
+        }
+        // A damaged checksum fails, as it does in every PNG chunk.
+        var corrupt = changing("fdAT") { _, _ in }
+        corrupt[corrupt.count - 20] ^= 1
+        #expect(caughtError { try ImageDecoders.png().decode(Data(corrupt)) } != nil)
+    }
+
+    /// The CRC-32 of PNG chunks.
+    func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    @Test func thumbnailsScaleEveryFrame() throws {
+        let image = try ImageDecoders.png().decode(try Fixtures.data("apng/dispose.png"), options: ImageDecodingOptions(maximumPixelSize: 16))
+        #expect(image.frames.count == 4 && image.width == 16 && image.height == 12)
+    }
+
+    @Test(arguments: ["offsets.png", "default-image.png"])
+    func passesTheDecoderVerifier(file: String) throws {
+        let report = DecoderVerifier.verify(ImageDecoders.png(), on: try Fixtures.data("apng/\(file)"))
+        #expect(report.failures.isEmpty, "\(report.failures)")
+    }
+}
+
+/// DESIGN 8: files that browsers and Pillow show (made from valid files by
+/// `make-format-fixtures.py`), decoded as the README's rules say.
+@Suite struct ToleranceTests {
+    @Test func junkBeforeTheJPEGStartMarkerIsSkipped() throws {
+        let data = try Fixtures.data("tolerance/junk-before-soi.jpg")
+        #expect(ImageFormat(sniffing: data) == .jpeg)
+        let image = try ImageDecoders.all.decode(data)
+        let clean = try ImageDecoders.jpeg().decode(data.dropFirst(16))
+        #expect(image == clean && image.width == 96 && !image.isPartial)
+    }
+
+    @Test(arguments: ["padding-in-markers.jpg", "png-trailing-garbage.png", "gif-trailing-garbage.gif"])
+    func decodesAsPillowDoes(file: String) throws {
+        let image = try ImageDecoders.all.decode(try Fixtures.data("tolerance/\(file)"))
+        #expect(maximumDifference(image, try referenceImage("tolerance/\(file).pillow.png")) == 0)
+        #expect(!image.isPartial)
+    }
+
+    @Test(arguments: ["truncated-baseline.jpg", "truncated-progressive.jpg"])
+    func truncatedJPEGsDecodeWhatIsThereAndSaySo(file: String) throws {
+        let data = try Fixtures.data("tolerance/\(file)")
+        let image = try ImageDecoders.all.decode(data)
+        #expect(image.isPartial)
+        // The same pixels as Pillow (LOAD_TRUNCATED_IMAGES) and pyvips: the missing part gray.
+        #expect(maximumDifference(image, try referenceImage("tolerance/\(file).pillow.png")) <= 1)
+        // Thumbnails say so too, and a whole file does not.
+        #expect(try ImageDecoders.all.decode(data, options: ImageDecodingOptions(maximumPixelSize: 20)).isPartial)
+        #expect(!(try ImageDecoders.jpeg().decode(try Fixtures.data("jpeg/baseline.jpg"))).isPartial)
+    }
+
+    @Test func aBrokenEXIFSegmentKeepsWhatItCanRead() throws {
+        // The IFD declares 40 entries and holds 2; the first, Orientation 6, is read (as Pillow reads it).
+        let image = try ImageDecoders.jpeg().decode(try Fixtures.data("tolerance/truncated-app.jpg"))
+        let stored = try referenceImage("tolerance/truncated-app.jpg.pillow.png")
+        #expect(image.width == 64 && image.height == 96)
+        #expect(maximumDifference(image, stored.applying(.right)) <= 1)
+    }
+
+    @Test func aGIFWithoutAnyPaletteDrawsGrayLevelsAsPillowDoes() throws {
+        let image = try ImageDecoders.gif().decode(try Fixtures.data("tolerance/gif-no-palette.gif"))
+        #expect(maximumDifference(image, try referenceImage("tolerance/gif-no-palette.gif.pillow.png")) == 0)
+    }
+
+    @Test func aGIFFramePastTheScreenIsClippedAsPyvipsDoes() throws {
+        // Pillow grows the canvas instead; pyvips and Imago keep the logical screen.
+        let image = try ImageDecoders.gif().decode(try Fixtures.data("tolerance/gif-frame-outside-screen.gif"))
+        #expect(image.width == 20 && image.height == 16 && image.frames.count == 2)
+        #expect(maximumDifference(image, try referenceImage("tolerance/gif-frame-outside-screen.gif.pillow.png")) == 0)
+        #expect(maximumDifference(image, try referenceImage("tolerance/gif-frame-outside-screen.gif.pyvips.frame1.png"), frame: 1) == 0)
+    }
+}
