@@ -75,6 +75,36 @@ final class LockedBytes: @unchecked Sendable {
 
     // MARK: info
 
+    /// A fixture of the codec tests, made by another tool.
+    static func codecFixture(_ path: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/\(path)").standardizedFileURL.path
+    }
+
+    @Test func infoAndFetchHandleAVIFHEICJPEGXLAndAPNG() throws {
+        let files = ["avif/rgba8.avif", "heic/orientation6.heic", "jxl/animated.jxl", "apng/offsets.png"].map(Self.codecFixture)
+        let info = try imago(["info", "--json"] + files)
+        #expect(info.status == 0, "\(info.stderr)")
+        let facts = info.objects.map { "\($0["format"] ?? "") \($0["width"] ?? "")x\($0["height"] ?? "") \($0["frames"] ?? "")" }
+        #expect(facts == ["avif 96x64 1", "heic 16x24 1", "jxl 64x48 4", "png 64x48 4"])
+        // Written without --format: AVIF stays AVIF; HEIC, JPEG XL and APNG (first frame) become PNG. Twice, into the same folder.
+        let output = directory.appendingPathComponent("formats")
+        for _ in 0..<2 {
+            let run = try imago(["fetch", "--output", output.path, "--json"] + files)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(written == ["animated.png", "offsets.png", "orientation6.png", "rgba8.avif"])
+        let avif = try Data(contentsOf: output.appendingPathComponent("rgba8.avif"))
+        #expect(try ImageDecoders.info(for: avif).format == .avif)
+        let turned = try ImageDecoders.png().decode(try Data(contentsOf: output.appendingPathComponent("orientation6.png")))
+        #expect((turned.width, turned.height) == (16, 24))
+        // --format avif converts, with a quality.
+        let converted = try imago(["fetch", "--output", output.path, "--format", "avif", "--quality", "40", Self.codecFixture("jxl/rgb8-lossy.jxl")])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        #expect(ImageFormat(sniffing: try Data(contentsOf: output.appendingPathComponent("rgb8-lossy.avif"))) == .avif)
+    }
+
     @Test func infoPrintsOneJSONLinePerSourceWithTheHeaderFacts() throws {
         let run = try imago("info", "--json", path("wide.png"), path("photo.jpg"))
         #expect(run.status == 0)

@@ -74,7 +74,7 @@ import Testing
         #expect(try parse("quality:75").options.quality == 75)
         #expect(try parse("q:100").options.quality == 100)
         #expect(try parse("q:0").options.quality == nil, "0 is the server's default")
-        for (name, format) in [("jpg", ProcessingOptions.OutputFormat.jpeg), ("jpeg", .jpeg), ("png", .png), ("webp", .webp)] {
+        for (name, format) in [("jpg", ProcessingOptions.OutputFormat.jpeg), ("jpeg", .jpeg), ("png", .png), ("webp", .webp), ("avif", .avif)] {
             #expect(try parse("format:\(name)").options.format == format)
             #expect(try parse("f:\(name)").options.format == format)
         }

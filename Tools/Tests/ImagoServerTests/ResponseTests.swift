@@ -36,6 +36,10 @@ import Testing
         ("rs:fit:500:500:1", "/a.jpg", "jpg", "image/jpeg", 500, 375),
         ("rs:fit:500:500", "/a.jpg", nil, "image/jpeg", 200, 150),
         ("rs:fit:8:8", "/a.gif", nil, "image/png", 8, 8),
+        ("w:100", "/a.avif", nil, "image/avif", 100, 75),
+        ("w:50/f:avif", "/a.png", nil, "image/avif", 50, 38),
+        ("w:48", "/a.jpg", "avif", "image/avif", 48, 36),
+        ("w:48", "/a.heic", nil, "image/jpeg", 48, 32),
     ] as [(String, String, String?, String, Int, Int)])
     func optionsAndFormats(options: String, source: String, ext: String?, type: String, width: Int, height: Int) async throws {
         let origin = try await Fixture.origin()

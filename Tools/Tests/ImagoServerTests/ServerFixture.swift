@@ -30,14 +30,20 @@ enum Fixture {
     static let webp = try! ImageEncoders.webp(quality: 90).encode(photo())
     static let gif = try! Data(contentsOf: URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/gif/pillow-animation.gif"))
+    static let avif = try! ImageEncoders.avif(quality: 70, speed: 9).encode(photo())
+    /// A 96x64 HEIC made by pillow-heif.
+    static let heic = try! Data(contentsOf: URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/heic/rgb8.heic"))
 
-    /// An origin serving `/a.jpg`, `/a.png`, `/a.webp`, `/a.gif` and whatever `routes` adds.
+    /// An origin serving `/a.jpg`, `/a.png`, `/a.webp`, `/a.gif`, `/a.avif`, `/a.heic` and whatever `routes` adds.
     static func origin(_ routes: [String: ServedResponse] = [:]) async throws -> LoopbackServer {
         var all: [String: ServedResponse] = [
             "/a.jpg": .ok(jpeg, contentType: "image/jpeg"),
             "/a.png": .ok(png, contentType: "image/png"),
             "/a.webp": .ok(webp, contentType: "image/webp"),
             "/a.gif": .ok(gif, contentType: "image/gif"),
+            "/a.avif": .ok(avif, contentType: "image/avif"),
+            "/a.heic": .ok(heic, contentType: "image/heic"),
         ]
         all.merge(routes) { $1 }
         return try await LoopbackServer.start(routes: all)
