@@ -98,7 +98,7 @@ public struct CodecDecoder: ImageDecoding {
         let scaled = thumbnail.scaledSize(width: upright.width, height: upright.height)
         var result = image
         if image.width > scaled.width || image.height > scaled.height {
-            result = image.resized(width: min(scaled.width, image.width), height: min(scaled.height, image.height))
+            result = image.resized(width: min(scaled.width, image.width), height: min(scaled.height, image.height), filter: thumbnail.filter)
         }
         if thumbnail.mode == .crop && (result.width > thumbnail.width || result.height > thumbnail.height) {
             let width = min(result.width, thumbnail.width), height = min(result.height, thumbnail.height)

@@ -15,18 +15,27 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
     public var height: Int
     /// How the image is fitted to the box.
     public var mode: ResizeMode
+    /// The filter for the resizing left after the decoder's own scaling
+    /// (JPEG's DCT scaling and libwebp's scaler run first, whatever the filter).
+    public var filter: ResamplingFilter
 
     /// Creates a thumbnail box.
-    public init(width: Int, height: Int, mode: ResizeMode = .fit) {
+    public init(width: Int, height: Int, mode: ResizeMode = .fit, filter: ResamplingFilter = .area) {
         precondition(width > 0 && height > 0, "a thumbnail box must not be empty")
         self.width = width
         self.height = height
         self.mode = mode
+        self.filter = filter
     }
 
     /// A square box that bounds the longer side.
     public init(maximumPixelSize: Int) {
-        self.init(width: maximumPixelSize, height: maximumPixelSize, mode: .fit)
+        self.init(maximumPixelSize: maximumPixelSize, filter: .area)
+    }
+
+    /// A square box that bounds the longer side, resized with `filter`.
+    public init(maximumPixelSize: Int, filter: ResamplingFilter) {
+        self.init(width: maximumPixelSize, height: maximumPixelSize, mode: .fit, filter: filter)
     }
 
     /// The size an image of `width` x `height` is scaled to before any
@@ -50,8 +59,8 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
     /// The box as an image's stored pixels see it, before `orientation`
     /// turns them upright: width and height swapped for a quarter turn.
     package func forStoredPixels(turnedBy orientation: ImageOrientation) -> Thumbnail {
-        orientation.swapsDimensions ? Thumbnail(width: height, height: width, mode: mode) : self
+        orientation.swapsDimensions ? Thumbnail(width: height, height: width, mode: mode, filter: filter) : self
     }
 
-    public var description: String { "\(width)x\(height),\(mode.rawValue)" }
+    public var description: String { "\(width)x\(height),\(mode.rawValue)" + (filter == .area ? "" : ",\(filter.rawValue)") }
 }

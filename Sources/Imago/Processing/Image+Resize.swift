@@ -62,16 +62,19 @@ extension Image {
         return derived(width: right - left, height: bottom - top, pixelFormat: pixelFormat, frames: frames)
     }
 
-    /// The image resampled to exactly `width` x `height`.
+    /// The image resampled to exactly `width` x `height` with `filter`.
     ///
-    /// Shrinking averages the covered area of every source pixel (a box
-    /// filter with exact coverage weights); enlarging interpolates linearly.
+    /// With ``ResamplingFilter/area`` (the default), shrinking averages the
+    /// covered area of every source pixel (a box filter with exact coverage
+    /// weights) and enlarging interpolates linearly; ``ResamplingFilter/lanczos3``
+    /// and ``ResamplingFilter/mitchell`` are sharper.
     /// Colours are weighted by alpha, so transparent pixels do not bleed.
     /// Every frame is resampled.
-    public func resized(width: Int, height: Int) -> Image {
+    public func resized(width: Int, height: Int, filter: ResamplingFilter = .area) -> Image {
         precondition(width > 0 && height > 0, "the target size must not be empty")
         if width == self.width && height == self.height { return self }
-        let plan = ResamplingPlan(sourceWidth: self.width, sourceHeight: self.height, format: pixelFormat, width: width, height: height)
+        let plan = ResamplingPlan(sourceWidth: self.width, sourceHeight: self.height, format: pixelFormat, width: width, height: height,
+                                  filter: filter)
         let frames = frames.map { frame in
             ImageFrame(pixels: plan.resample(frame.pixels, bytesPerRow: bytesPerRow), duration: frame.duration)
         }

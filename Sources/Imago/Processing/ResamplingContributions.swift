@@ -2,9 +2,11 @@
 /// first input index and `taps` weights (summing to 1).
 ///
 /// Every output has the same number of taps, padded with zero weights, so
-/// the inner loops have a fixed length. Shrinking uses a box filter with the
-/// exact coverage of each input; enlarging interpolates linearly between the
-/// two nearest input centres.
+/// the inner loops have a fixed length. With ``ResamplingFilter/area``,
+/// shrinking uses a box filter with the exact coverage of each input and
+/// enlarging interpolates linearly between the two nearest input centres.
+/// The other filters are sampled at each input's centre, stretched by the
+/// shrink factor, cut at the image's edges and normalised (as Pillow does).
 struct ResamplingContributions: Sendable {
     /// The first input index of each output; `start + taps <= input`.
     let starts: [Int]
@@ -13,7 +15,18 @@ struct ResamplingContributions: Sendable {
     /// Inputs per output.
     let taps: Int
 
-    init(from input: Int, to output: Int) {
+    init(from input: Int, to output: Int, filter: ResamplingFilter = .area) {
+        self = filter == .area ? Self.area(from: input, to: output) : Self.convolution(filter, from: input, to: output)
+    }
+
+    private init(starts: [Int], weights: [Float], taps: Int) {
+        self.starts = starts
+        self.weights = weights
+        self.taps = taps
+    }
+
+    /// Area averaging (shrinking) or linear interpolation (enlarging).
+    private static func area(from input: Int, to output: Int) -> ResamplingContributions {
         let scale = Double(input) / Double(output)
         // The widest span: a box of `scale` inputs can touch ceil(scale) + 1.
         let taps = min(input, scale >= 1 ? Int(scale.rounded(.up)) + 1 : 2)
@@ -50,15 +63,41 @@ struct ResamplingContributions: Sendable {
             starts[index] = first
             for k in 0..<taps { weights[index * taps + k] = Float(dense[k]) }
         }
-        self.starts = starts
-        self.weights = weights
-        self.taps = taps
+        return ResamplingContributions(starts: starts, weights: weights, taps: taps)
+    }
+
+    /// The weights of a convolution `kernel` (Lanczos, Mitchell), computed
+    /// in double precision and stored as floats.
+    private static func convolution(_ kernel: ResamplingFilter, from input: Int, to output: Int) -> ResamplingContributions {
+        let scale = Double(input) / Double(output)
+        let stretch = max(scale, 1)
+        let support = kernel.support * stretch
+        let taps = min(input, Int(support.rounded(.up)) * 2 + 1)
+        var starts = [Int](repeating: 0, count: output)
+        var weights = [Float](repeating: 0, count: output * taps)
+        var dense = [Double](repeating: 0, count: taps)
+        for index in 0..<output {
+            for k in 0..<taps { dense[k] = 0 }
+            let centre = (Double(index) + 0.5) * scale
+            let lower = max(Int(centre - support + 0.5), 0)
+            let upper = min(Int(centre + support + 0.5), input)
+            let first = min(lower, input - taps)
+            var total = 0.0
+            for source in lower..<max(upper, lower + 1) where source < input {
+                let weight = kernel.weight((Double(source) - centre + 0.5) / stretch)
+                dense[source - first] += weight
+                total += weight
+            }
+            if total != 0 { for k in 0..<taps { dense[k] /= total } }
+            starts[index] = first
+            for k in 0..<taps { weights[index * taps + k] = Float(dense[k]) }
+        }
+        return ResamplingContributions(starts: starts, weights: weights, taps: taps)
     }
 
     /// The first and last input index with a non-zero weight, for each output.
     ///
-    /// Both are non-decreasing in the output index, for the box filter and
-    /// for linear interpolation alike.
+    /// Both are non-decreasing in the output index, for every filter.
     var nonZeroSpans: (first: [Int], last: [Int]) {
         var first = [Int](), last = [Int]()
         first.reserveCapacity(starts.count)

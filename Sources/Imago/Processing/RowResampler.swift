@@ -12,6 +12,8 @@ package struct ResamplingPlan: Sendable {
     package let width: Int, height: Int
     /// The pixel format of both.
     package let format: PixelFormat
+    /// The filter.
+    package let filter: ResamplingFilter
     let horizontal: ResamplingContributions
     let vertical: ResamplingContributions
     /// For each output row, the first and last input rows it is made of.
@@ -20,15 +22,16 @@ package struct ResamplingPlan: Sendable {
     let openRows: Int
 
     /// A plan from `sourceWidth` x `sourceHeight` to `width` x `height`, all at least 1.
-    package init(sourceWidth: Int, sourceHeight: Int, format: PixelFormat, width: Int, height: Int) {
+    package init(sourceWidth: Int, sourceHeight: Int, format: PixelFormat, width: Int, height: Int, filter: ResamplingFilter = .area) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && width > 0 && height > 0, "a resampling needs non-empty sizes")
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
         self.width = width
         self.height = height
         self.format = format
-        horizontal = ResamplingContributions(from: sourceWidth, to: width)
-        vertical = ResamplingContributions(from: sourceHeight, to: height)
+        self.filter = filter
+        horizontal = ResamplingContributions(from: sourceWidth, to: width, filter: filter)
+        vertical = ResamplingContributions(from: sourceHeight, to: height, filter: filter)
         (firstRow, lastRow) = vertical.nonZeroSpans
         // Both bounds only grow with the output row, so the rows open at
         // input row r are a run: those that started and have not ended.

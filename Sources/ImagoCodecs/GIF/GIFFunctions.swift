@@ -105,7 +105,8 @@ public struct GIFState: Sendable {
             let scaled = thumbnail.scaledSize(width: width, height: height)
             let size = (width: min(scaled.width, width), height: min(scaled.height, height))
             guard size != (width, height) else { return nil }
-            return ResamplingPlan(sourceWidth: width, sourceHeight: height, format: .rgba8, width: size.width, height: size.height)
+            return ResamplingPlan(sourceWidth: width, sourceHeight: height, format: .rgba8, width: size.width, height: size.height,
+                                  filter: thumbnail.filter)
         }
         var canvas = GIFCanvas(width: width, height: height)
         var output: [ImageFrame] = []

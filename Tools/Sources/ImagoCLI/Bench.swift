@@ -44,12 +44,16 @@ struct Bench: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The thumbnail's longer side in pixels.", valueName: "N"))
         var maxSize: Int = 256
 
+        @Option(help: "The resampling filter: area (the default), lanczos3 or mitchell.")
+        var filter: ResamplingFilter = .area
+
         func validate() throws {
             if maxSize < 1 { throw ValidationError("--max-size must be at least 1.") }
         }
 
         func run() async throws {
-            try await Bench.run(name: "thumbnail", common: common, options: ImageDecodingOptions(maximumPixelSize: maxSize))
+            let thumbnail = Imago.Thumbnail(maximumPixelSize: maxSize, filter: filter)
+            try await Bench.run(name: "thumbnail", common: common, options: ImageDecodingOptions(thumbnail: thumbnail))
         }
     }
 
@@ -135,3 +139,5 @@ struct Bench: AsyncParsableCommand {
         if failures > 0 { throw ExitCode(1) }
     }
 }
+
+extension ResamplingFilter: @retroactive ExpressibleByArgument {}

@@ -45,6 +45,9 @@ struct Fetch: AsyncParsableCommand {
     @Flag(name: .long, help: "With --resize: fill WxH and cut the overflow from the centre.")
     var crop = false
 
+    @Option(name: .long, help: "The filter for --max-size and --resize: area (the default), lanczos3 or mitchell.")
+    var filter: ResamplingFilter = .area
+
     @Option(name: .long, help: "How many sources to load at once.")
     var concurrency: Int = 8
 
@@ -177,8 +180,8 @@ struct Fetch: AsyncParsableCommand {
 
     /// The decoding-time size `--max-size` or `--resize` asks for.
     private var thumbnail: Thumbnail? {
-        if let maxSize { return Thumbnail(maximumPixelSize: maxSize) }
-        if let box { return Thumbnail(width: box.width, height: box.height, mode: crop ? .crop : .fit) }
+        if let maxSize { return Thumbnail(maximumPixelSize: maxSize, filter: filter) }
+        if let box { return Thumbnail(width: box.width, height: box.height, mode: crop ? .crop : .fit, filter: filter) }
         return nil
     }
 
