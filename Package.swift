@@ -102,7 +102,13 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]
         ),
-        // libheif: AVIF (AV1, through dav1d or libaom) and HEIC (HEVC, through libde265) decoding, AVIF encoding.
+        // libavif with dav1d: AVIF decoding (twice libheif's speed, Benchmarks/raw/next_codecs.c).
+        // Its header is on the default path, and its pkg-config file adds a define SwiftPM refuses.
+        .systemLibrary(
+            name: "CAvif",
+            providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
+        ),
+        // libheif: HEIC (HEVC, through libde265) decoding, AVIF encoding (through libaom).
         .systemLibrary(
             name: "CHeif",
             pkgConfig: "libheif",
@@ -122,7 +128,7 @@ let package = Package(
         // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2", "CHeif", "CJxl"],
+            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.

@@ -87,17 +87,24 @@ public enum ImageDecoders {
         CodecDecoder(format: .png, functions: functions, colorConversion: colorConversion)
     }
 
-    /// The AVIF decoder over libheif (AV1 through dav1d or libaom).
-    public static func avif() -> CodecDecoder { heif(format: .avif, functions: .heif) }
+    /// The AVIF decoder over libavif with dav1d (stills and image sequences).
+    public static func avif() -> CodecDecoder { avif(functions: .avif) }
+
+    /// An AVIF decoder over `functions`: the production table with an entry
+    /// replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func avif<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .avif, functions: functions, colorConversion: colorConversion)
+    }
 
     /// The HEIC decoder over libheif (HEVC through libde265).
-    public static func heic() -> CodecDecoder { heif(format: .heic, functions: .heif) }
+    public static func heic() -> CodecDecoder { heic(functions: .heif) }
 
-    /// An AVIF or HEIC decoder over `functions`: the production table with
-    /// an entry replaced, or a test double. Embedded colour profiles go
-    /// through `colorConversion` (Little CMS by default; `nil` keeps them on the image).
-    public static func heif<State>(format: ImageFormat, functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
-        CodecDecoder(format: format, functions: functions, colorConversion: colorConversion)
+    /// A HEIC decoder over `functions`: the production table with an entry
+    /// replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func heic<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .heic, functions: functions, colorConversion: colorConversion)
     }
 
     /// The JPEG XL decoder over libjxl.

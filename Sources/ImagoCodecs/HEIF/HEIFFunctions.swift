@@ -3,8 +3,10 @@ import Foundation
 import Imago
 
 extension CodecFunctions where State == HEIFState {
-    /// The production table for the HEIF container, over libheif: AVIF
-    /// (AV1, decoded by dav1d or libaom) and HEIC (HEVC, decoded by libde265).
+    /// The production table for the HEIF container, over libheif: HEIC
+    /// (HEVC, decoded by libde265). It reads AVIF too (AV1, through dav1d),
+    /// but ``ImageDecoders`` decodes AVIF with libavif, twice as fast
+    /// (`Benchmarks/raw/next_codecs.c`).
     ///
     /// `open` parses the container and reads the primary image's size (as
     /// displayed: after the `irot` rotation, `imir` mirror and `clap` crop
@@ -19,15 +21,14 @@ extension CodecFunctions where State == HEIFState {
     /// has alpha (not premultiplied); 10- and 12-bit images are reduced to
     /// 8 bits. The file's transformations are applied, so the image is
     /// upright; an EXIF orientation inside a HEIF file is ignored, as the
-    /// format requires. A file holds one image for Imago: image sequences
-    /// (animated AVIF) and the other top-level images of a collection are
-    /// not decoded. There is no scaled decoding: ``CodecDecoder`` resizes to
+    /// format requires. A file holds one image for Imago: the other
+    /// top-level images of a collection are not decoded. There is no scaled decoding: ``CodecDecoder`` resizes to
     /// a thumbnail afterwards.
     ///
     /// Errors are ``CodecError`` values with `library == "libheif"`.
     ///
     /// ```swift
-    /// let decoder = CodecDecoder(format: .avif, functions: .heif)
+    /// let decoder = CodecDecoder(format: .heic, functions: .heif)
     /// let image = try decoder.decode(data)
     /// ```
     public static var heif: CodecFunctions<HEIFState> {
