@@ -22,6 +22,13 @@ import numpy as np
 import pyvips
 from PIL import Image
 
+try:  # HEIC and JPEG XL for Pillow come as plugins
+    import pillow_heif
+    pillow_heif.register_heif_opener()
+    import pillow_jxl  # noqa: F401  (registers the JPEG XL plugin)
+except ImportError:
+    pass
+
 pyvips.cache_set_max(0)
 pyvips.voperation_cache_set_max(0) if hasattr(pyvips, "voperation_cache_set_max") else None
 
@@ -62,6 +69,13 @@ def make_images():
         "graphic-1mp-lossless.webp": lambda: graphic(1200, 900).save(path("graphic-1mp-lossless.webp"), lossless=True),
         "photo-1mp-lossless.webp": lambda: photo(1200, 900, 6).save(path("photo-1mp-lossless.webp"), lossless=True),
         "animation-24f.gif": make_gif,
+        "animation-24f.png": make_apng,
+        "photo-1mp.avif": lambda: photo(1152, 864, 7).save(path("photo-1mp.avif"), quality=65),
+        "photo-12mp.avif": lambda: photo(4000, 3000, 1).save(path("photo-12mp.avif"), quality=65),
+        "photo-1mp.heic": lambda: photo(1152, 864, 8).save(path("photo-1mp.heic"), quality=65),
+        "photo-12mp.heic": lambda: photo(4000, 3000, 1).save(path("photo-12mp.heic"), quality=65),
+        "photo-1mp.jxl": lambda: cjxl(photo(1152, 864, 9), "photo-1mp.jxl"),
+        "photo-12mp.jxl": lambda: cjxl(photo(4000, 3000, 1), "photo-12mp.jxl"),
     }
     for name, make in specs.items():
         if not os.path.exists(path(name)):
@@ -86,6 +100,24 @@ def make_gif():
         frame = photo(480, 360, 100 + i).quantize(colors=128, dither=Image.Dither.NONE)
         frames.append(frame)
     frames[0].save(path("animation-24f.gif"), save_all=True, append_images=frames[1:], duration=80, loop=0)
+
+
+def make_apng():
+    """The GIF's 24 frames as an APNG (Pillow stores each frame's changed rectangle)."""
+    gif = Image.open(path("animation-24f.gif"))
+    frames = []
+    for index in range(gif.n_frames):
+        gif.seek(index)
+        frames.append(gif.convert("RGBA"))
+    frames[0].save(path("animation-24f.png"), save_all=True, append_images=frames[1:], duration=80, loop=0)
+
+
+def cjxl(image, name):
+    """A JPEG XL at distance 1 (libjxl's cjxl; Pillow and the pyvips wheel write none)."""
+    source = path(name + ".source.png")
+    image.save(source)
+    subprocess.run(["cjxl", source, path(name), "-d", "1", "--num_threads=0"], check=True, capture_output=True)
+    os.remove(source)
 
 
 def path(name):
@@ -115,7 +147,15 @@ def raw(codec, name):
 
 def raw_reused(codec, name):
     """The C library decoding into one buffer it reuses: no allocation, no page faults (the limit)."""
+    if codec in NEXT_CODECS:
+        out = subprocess.run([NEXT, NEXT_CODECS[codec], path(name), str(ITERATIONS), "1"], check=True, capture_output=True, text=True).stdout
+        return json.loads(out.splitlines()[-1])["median_ms"]
     return raw(codec + "-reuse", name) if codec in ("jpeg", "png", "webp") else None
+
+
+# The formats Benchmarks/raw/next_codecs.c decodes, by the mode Imago's library matches.
+NEXT = os.path.join(HERE, ".build-raw", "next_codecs")
+NEXT_CODECS = {"avif": "avif-dav1d", "heic": "heif-libde265", "jxl": "jxl"}
 
 
 def pillow_decode(data):
@@ -133,6 +173,14 @@ def vips_decode(data, animated):
         image = pyvips.Image.new_from_buffer(data, "", access="sequential", **options)
         image.write_to_memory()
     return work
+
+
+def timed_or_none(work):
+    """`timed(work)`, or None when the peer cannot read the format (the pyvips wheel has no HEVC or JPEG XL)."""
+    try:
+        return timed(work)
+    except Exception:
+        return None
 
 
 def pillow_thumbnail(data):
@@ -162,21 +210,25 @@ def ratio(a, b):
 def main():
     names = make_images()
     rows = []
-    raw_codec = {".jpg": "jpeg", ".png": "png", ".webp": "webp", ".gif": "gif-rgba"}
+    raw_codec = {".jpg": "jpeg", ".png": "png", ".webp": "webp", ".gif": "gif-rgba", ".avif": "avif", ".heic": "heic", ".jxl": "jxl"}
     for name in names:
         data = open(path(name), "rb").read()
-        animated = name.endswith(".gif")
+        animated = name.startswith("animation")
         codec = raw_codec[os.path.splitext(name)[1]]
+        next_format = codec in NEXT_CODECS
         row = {"task": "decode", "image": name,
-               "imago": imago("decode", name), "raw": raw(codec, name), "reused": raw_reused(codec, name),
-               "pillow": timed(pillow_decode(data)), "pyvips": timed(vips_decode(data, animated))}
+               "imago": imago("decode", name),
+               "raw": None if next_format or name == "animation-24f.png" else raw(codec, name),
+               "reused": None if name == "animation-24f.png" else raw_reused(codec, name),
+               "pillow": timed_or_none(pillow_decode(data)), "pyvips": timed_or_none(vips_decode(data, animated))}
         rows.append(row)
-    for name in ["photo-12mp.jpg", "photo-1mp.jpg", "photo-12mp.png", "photo-1mp.png", "photo-1mp-lossy.webp", "photo-1mp-lossless.webp"]:
+    for name in ["photo-12mp.jpg", "photo-1mp.jpg", "photo-12mp.png", "photo-1mp.png", "photo-1mp-lossy.webp", "photo-1mp-lossless.webp",
+                 "photo-12mp.avif", "photo-1mp.heic", "photo-1mp.jxl"]:
         data = open(path(name), "rb").read()
         rows.append({"task": "thumbnail 256", "image": name,
                      "imago": imago("thumbnail", name, "--max-size", "256"),
                      "raw": raw("jpeg-thumb", name) if name.endswith(".jpg") else None, "reused": None,
-                     "pillow": timed(pillow_thumbnail(data)), "pyvips": timed(vips_thumbnail(data))})
+                     "pillow": timed_or_none(pillow_thumbnail(data)), "pyvips": timed_or_none(vips_thumbnail(data))})
     source = "photo-1mp.jpg"
     pil_image = Image.open(path(source)).convert("RGB")
     vips_image = pyvips.Image.new_from_file(path(source)).copy_memory()
@@ -184,6 +236,9 @@ def main():
         ("jpeg", ["--format", "jpeg", "--quality", "85"], pillow_encode(pil_image, "JPEG", quality=85), vips_encode(vips_image, ".jpg[Q=85]")),
         ("png", ["--format", "png"], pillow_encode(pil_image, "PNG"), vips_encode(vips_image, ".png")),
         ("webp", ["--format", "webp", "--quality", "80"], pillow_encode(pil_image, "WEBP", quality=80), vips_encode(vips_image, ".webp[Q=80]")),
+        # libaom at speed 6 everywhere: Imago's default, Pillow's default, pyvips effort 3 (= speed 6).
+        ("avif", ["--format", "avif", "--quality", "60"], pillow_encode(pil_image, "AVIF", quality=60, speed=6),
+         vips_encode(vips_image, ".avif[Q=60,effort=3]")),
     ]:
         rows.append({"task": f"encode {fmt}", "image": source, "imago": imago("encode", source, *imago_args),
                      "raw": None, "reused": None, "pillow": timed(pil), "pyvips": timed(vips)})
@@ -210,7 +265,10 @@ def main():
         f.write("of every frame to an RGBA canvas in C (giflib itself stops at colour indices).\n")
         f.write("Raw C reused decodes into one buffer allocated before timing, so it pays no allocation and no\n")
         f.write("page faults: the limit. The plain raw C column allocates and frees a buffer per run, as a caller must.\n")
-        f.write("The raw thumbnail figure is the DCT-scaled decode alone, without the final resize.\n\n")
+        f.write("The raw thumbnail figure is the DCT-scaled decode alone, without the final resize.\n")
+        f.write("For AVIF, HEIC and JPEG XL the raw figures come from `Benchmarks/raw/next_codecs.c` (libavif with dav1d,\n")
+        f.write("libheif with libde265, libjxl; one thread, a reused buffer). Pillow reads HEIC with pillow-heif and\n")
+        f.write("JPEG XL with pillow-jxl-plugin; the pyvips wheel reads neither (n/a). The APNG is the GIF's frames.\n\n")
         f.write(table + "\n")
 
 
