@@ -13,6 +13,7 @@ import Testing
         Thumbnail(width: 10, height: 20, mode: .fill), Thumbnail(width: 10, height: 20, mode: .crop),
         Thumbnail(width: 1, height: 1, mode: .crop), Thumbnail(width: 31, height: 33, mode: .crop),
         Thumbnail(maximumPixelSize: 16, filter: .lanczos3), Thumbnail(width: 10, height: 20, mode: .crop, filter: .mitchell),
+        Thumbnail(width: 12, height: 12, filter: .lanczos3, linearLight: true),
     ]
 
     /// Without colour conversion: most PngSuite files carry `gAMA`, and a
@@ -83,7 +84,8 @@ import Testing
         let scaled = thumbnail.scaledSize(width: full.width, height: full.height)
         var image = full
         if full.width > scaled.width || full.height > scaled.height {
-            image = full.resized(width: min(scaled.width, full.width), height: min(scaled.height, full.height), filter: thumbnail.filter)
+            image = full.resized(width: min(scaled.width, full.width), height: min(scaled.height, full.height), filter: thumbnail.filter,
+                                 linearLight: thumbnail.linearLight)
         }
         if thumbnail.mode == .crop && (image.width > thumbnail.width || image.height > thumbnail.height) {
             let width = min(image.width, thumbnail.width), height = min(image.height, thumbnail.height)

@@ -60,14 +60,16 @@ import Testing
         }
     }
 
-    /// The image resampled in doubles, rows then columns, per channel.
-    static func reference(_ image: Image, width: Int, height: Int, filter: ResamplingFilter) -> [Double] {
+    /// The image resampled in doubles, rows then columns, per channel, each
+    /// value passed through `transform` first.
+    static func reference(_ image: Image, width: Int, height: Int, filter: ResamplingFilter,
+                          transform: (Double) -> Double = { $0 }) -> [Double] {
         let channels = image.pixelFormat.bytesPerPixel
         var rows: [[Double]] = []
         for y in 0..<image.height {
             var row = [Double](repeating: 0, count: width * channels)
             for c in 0..<channels {
-                let line = (0..<image.width).map { Double(image.pixels[y * image.bytesPerRow + $0 * channels + c]) }
+                let line = (0..<image.width).map { transform(Double(image.pixels[y * image.bytesPerRow + $0 * channels + c])) }
                 for (x, value) in reference(line, to: width, filter: filter).enumerated() { row[x * channels + c] = value }
             }
             rows.append(row)
@@ -132,10 +134,38 @@ import Testing
         #expect(area != lanczos)
     }
 
+    @Test(arguments: ResamplingFilter.allCases)
+    func linearLightAveragesIntensitiesNotValues(filter: ResamplingFilter) {
+        // Black and white columns: their mean light is half, which sRGB encodes as 188, not 128.
+        let stripes = Image(width: 64, height: 4, pixelFormat: .rgb8, pixels: (0..<64 * 4).flatMap { index in
+            Array(repeating: UInt8(index % 2 == 0 ? 0 : 255), count: 3)
+        })
+        let linear = stripes.resized(width: 8, height: 1, filter: filter, linearLight: true)
+        let stored = stripes.resized(width: 8, height: 1, filter: filter)
+        // Area averaging covers whole stripe pairs; the kernels' lobes leave a few levels either way.
+        let slack = filter == .area ? 0 : 6   // the first and last outputs, where the kernel is cut: 122 and 133 in stored values
+        #expect(linear.pixels.allSatisfy { (187 - slack...188 + slack).contains(Int($0)) }, "\(filter): \(linear.pixels)")
+        #expect(stored.pixels.allSatisfy { (127 - slack...128 + slack).contains(Int($0)) }, "\(filter): \(stored.pixels)")
+        // Opaque or not, alpha is weighted as stored, and a flat colour stays itself.
+        let flat = Image(width: 9, height: 9, pixelFormat: .rgba8, pixels: (0..<81).flatMap { _ in [10, 120, 240, 200] as [UInt8] })
+        #expect(flat.resized(width: 3, height: 3, filter: filter, linearLight: true).pixels == (0..<9).flatMap { _ in [10, 120, 240, 200] as [UInt8] })
+    }
+
+    @Test func linearLightMatchesTheDoublePrecisionComputation() {
+        let image = Self.photo(width: 60, height: 40)
+        func decode(_ v: Double) -> Double { let x = v / 255; return 255 * (x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4)) }
+        func encode(_ v: Double) -> Double { let x = min(max(v / 255, 0), 1); return 255 * (x <= 0.0031308 ? x * 12.92 : 1.055 * pow(x, 1 / 2.4) - 0.055) }
+        let expected = Self.reference(image, width: 15, height: 10, filter: .lanczos3, transform: decode).map(encode)
+        let resized = image.resized(width: 15, height: 10, filter: .lanczos3, linearLight: true)
+        let worst = zip(resized.pixels, expected).map { abs(Double($0) - min(max($1, 0), 255)) }.max() ?? 0
+        #expect(worst <= 0.55, "\(worst)")
+    }
+
     @Test func thumbnailsCarryTheFilterAndNameIt() {
         let thumbnail = Thumbnail(maximumPixelSize: 64, filter: .lanczos3)
         #expect(thumbnail.filter == .lanczos3 && thumbnail.description == "64x64,fit,lanczos3")
         #expect(Thumbnail(maximumPixelSize: 64).description == "64x64,fit")
+        #expect(Thumbnail(maximumPixelSize: 64, filter: .mitchell, linearLight: true).description == "64x64,fit,mitchell,linear")
         #expect(thumbnail.forStoredPixels(turnedBy: .right).filter == .lanczos3)
     }
 }

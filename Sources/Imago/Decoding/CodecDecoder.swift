@@ -98,7 +98,8 @@ public struct CodecDecoder: ImageDecoding {
         let scaled = thumbnail.scaledSize(width: upright.width, height: upright.height)
         var result = image
         if image.width > scaled.width || image.height > scaled.height {
-            result = image.resized(width: min(scaled.width, image.width), height: min(scaled.height, image.height), filter: thumbnail.filter)
+            result = image.resized(width: min(scaled.width, image.width), height: min(scaled.height, image.height), filter: thumbnail.filter,
+                                   linearLight: thumbnail.linearLight)
         }
         if thumbnail.mode == .crop && (result.width > thumbnail.width || result.height > thumbnail.height) {
             let width = min(result.width, thumbnail.width), height = min(result.height, thumbnail.height)

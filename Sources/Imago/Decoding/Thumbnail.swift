@@ -18,14 +18,18 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
     /// The filter for the resizing left after the decoder's own scaling
     /// (JPEG's DCT scaling and libwebp's scaler run first, whatever the filter).
     public var filter: ResamplingFilter
+    /// Whether that resizing averages light intensities rather than stored
+    /// sRGB values (see ``Image/resized(width:height:filter:linearLight:)``).
+    public var linearLight: Bool
 
     /// Creates a thumbnail box.
-    public init(width: Int, height: Int, mode: ResizeMode = .fit, filter: ResamplingFilter = .area) {
+    public init(width: Int, height: Int, mode: ResizeMode = .fit, filter: ResamplingFilter = .area, linearLight: Bool = false) {
         precondition(width > 0 && height > 0, "a thumbnail box must not be empty")
         self.width = width
         self.height = height
         self.mode = mode
         self.filter = filter
+        self.linearLight = linearLight
     }
 
     /// A square box that bounds the longer side.
@@ -34,8 +38,8 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A square box that bounds the longer side, resized with `filter`.
-    public init(maximumPixelSize: Int, filter: ResamplingFilter) {
-        self.init(width: maximumPixelSize, height: maximumPixelSize, mode: .fit, filter: filter)
+    public init(maximumPixelSize: Int, filter: ResamplingFilter, linearLight: Bool = false) {
+        self.init(width: maximumPixelSize, height: maximumPixelSize, mode: .fit, filter: filter, linearLight: linearLight)
     }
 
     /// The size an image of `width` x `height` is scaled to before any
@@ -59,8 +63,10 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
     /// The box as an image's stored pixels see it, before `orientation`
     /// turns them upright: width and height swapped for a quarter turn.
     package func forStoredPixels(turnedBy orientation: ImageOrientation) -> Thumbnail {
-        orientation.swapsDimensions ? Thumbnail(width: height, height: width, mode: mode, filter: filter) : self
+        orientation.swapsDimensions ? Thumbnail(width: height, height: width, mode: mode, filter: filter, linearLight: linearLight) : self
     }
 
-    public var description: String { "\(width)x\(height),\(mode.rawValue)" + (filter == .area ? "" : ",\(filter.rawValue)") }
+    public var description: String {
+        "\(width)x\(height),\(mode.rawValue)" + (filter == .area ? "" : ",\(filter.rawValue)") + (linearLight ? ",linear" : "")
+    }
 }

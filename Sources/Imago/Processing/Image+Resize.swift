@@ -69,12 +69,15 @@ extension Image {
     /// weights) and enlarging interpolates linearly; ``ResamplingFilter/lanczos3``
     /// and ``ResamplingFilter/mitchell`` are sharper.
     /// Colours are weighted by alpha, so transparent pixels do not bleed.
-    /// Every frame is resampled.
-    public func resized(width: Int, height: Int, filter: ResamplingFilter = .area) -> Image {
+    /// With `linearLight`, colours are averaged as light intensities
+    /// (decoded from sRGB, encoded again after), as a camera would have
+    /// seen the smaller picture: fine bright detail on dark keeps its
+    /// brightness. Every frame is resampled.
+    public func resized(width: Int, height: Int, filter: ResamplingFilter = .area, linearLight: Bool = false) -> Image {
         precondition(width > 0 && height > 0, "the target size must not be empty")
         if width == self.width && height == self.height { return self }
         let plan = ResamplingPlan(sourceWidth: self.width, sourceHeight: self.height, format: pixelFormat, width: width, height: height,
-                                  filter: filter)
+                                  filter: filter, linearLight: linearLight)
         let frames = frames.map { frame in
             ImageFrame(pixels: plan.resample(frame.pixels, bytesPerRow: bytesPerRow), duration: frame.duration)
         }

@@ -14,6 +14,9 @@ package struct ResamplingPlan: Sendable {
     package let format: PixelFormat
     /// The filter.
     package let filter: ResamplingFilter
+    /// Whether the colours are averaged as light intensities (decoded from
+    /// sRGB first, encoded again after) rather than as stored values.
+    package let linearLight: Bool
     let horizontal: ResamplingContributions
     let vertical: ResamplingContributions
     /// For each output row, the first and last input rows it is made of.
@@ -22,7 +25,8 @@ package struct ResamplingPlan: Sendable {
     let openRows: Int
 
     /// A plan from `sourceWidth` x `sourceHeight` to `width` x `height`, all at least 1.
-    package init(sourceWidth: Int, sourceHeight: Int, format: PixelFormat, width: Int, height: Int, filter: ResamplingFilter = .area) {
+    package init(sourceWidth: Int, sourceHeight: Int, format: PixelFormat, width: Int, height: Int,
+                 filter: ResamplingFilter = .area, linearLight: Bool = false) {
         precondition(sourceWidth > 0 && sourceHeight > 0 && width > 0 && height > 0, "a resampling needs non-empty sizes")
         self.sourceWidth = sourceWidth
         self.sourceHeight = sourceHeight
@@ -30,6 +34,7 @@ package struct ResamplingPlan: Sendable {
         self.height = height
         self.format = format
         self.filter = filter
+        self.linearLight = linearLight
         horizontal = ResamplingContributions(from: sourceWidth, to: width, filter: filter)
         vertical = ResamplingContributions(from: sourceHeight, to: height, filter: filter)
         (firstRow, lastRow) = vertical.nonZeroSpans
@@ -74,7 +79,8 @@ package struct ResamplingPlan: Sendable {
 /// an output buffer, holding a few rows of sums instead of the image.
 ///
 /// Each row is first resampled horizontally (weighted by alpha, so
-/// transparent pixels do not bleed), then added, with its weight, to every
+/// transparent pixels do not bleed; in linear light, from decoded sRGB
+/// values), then added, with its weight, to every
 /// output row it contributes to; an output row is written as soon as its
 /// last input row has arrived. The sums happen in the same order as a
 /// two-pass resampler's, so the result does not depend on how the rows
@@ -143,6 +149,10 @@ package struct RowResampler: ~Copyable {
         let sums = accumulators + (outputRow % plan.openRows) * rowFloats
         let outRow = output + outputRow * rowFloats
         let channels = plan.format.bytesPerPixel
+        if plan.linearLight {
+            LinearLight.writeRow(sums, to: outRow, width: plan.width, channels: channels, hasAlpha: plan.format.hasAlpha)
+            return
+        }
         guard plan.format.hasAlpha else {
             imago_floats_to_bytes(sums, outRow, rowFloats)   // clampToByte, vectorised
             return
@@ -168,6 +178,10 @@ package struct RowResampler: ~Copyable {
         let channels = plan.format.bytesPerPixel
         plan.horizontal.weights.withUnsafeBufferPointer { weights in
             plan.horizontal.starts.withUnsafeBufferPointer { starts in
+                if plan.linearLight {
+                    LinearLight.resampleRow(input, format: plan.format, starts: starts, weights: weights, taps: taps, width: outWidth, into: mid)
+                    return
+                }
                 switch plan.format {
                 case .rgb8:
                     imago_resample_row_rgb(input, plan.sourceWidth * 3, starts.baseAddress, weights.baseAddress, taps, outWidth, mid)

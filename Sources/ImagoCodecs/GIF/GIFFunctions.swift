@@ -106,7 +106,7 @@ public struct GIFState: Sendable {
             let size = (width: min(scaled.width, width), height: min(scaled.height, height))
             guard size != (width, height) else { return nil }
             return ResamplingPlan(sourceWidth: width, sourceHeight: height, format: .rgba8, width: size.width, height: size.height,
-                                  filter: thumbnail.filter)
+                                  filter: thumbnail.filter, linearLight: thumbnail.linearLight)
         }
         var canvas = GIFCanvas(width: width, height: height)
         var output: [ImageFrame] = []

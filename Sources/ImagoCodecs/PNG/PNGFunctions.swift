@@ -194,7 +194,7 @@ struct SpngContext: ~Copyable {
         guard header.interlace_method == 0, scaled.width < width || scaled.height < height else { return try decode() }
         let format = try outputFormat(of: header)
         let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format.pixelFormat, width: scaled.width, height: scaled.height,
-                                  filter: thumbnail.filter)
+                                  filter: thumbnail.filter, linearLight: thumbnail.linearLight)
         if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: plan) { return image }
         var size = 0
         try Self.check(spng_decoded_image_size(context, format.spng, &size))

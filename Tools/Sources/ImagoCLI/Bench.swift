@@ -47,12 +47,15 @@ struct Bench: AsyncParsableCommand {
         @Option(help: "The resampling filter: area (the default), lanczos3 or mitchell.")
         var filter: ResamplingFilter = .area
 
+        @Flag(help: "Average light intensities, not stored sRGB values.")
+        var linearLight = false
+
         func validate() throws {
             if maxSize < 1 { throw ValidationError("--max-size must be at least 1.") }
         }
 
         func run() async throws {
-            let thumbnail = Imago.Thumbnail(maximumPixelSize: maxSize, filter: filter)
+            let thumbnail = Imago.Thumbnail(maximumPixelSize: maxSize, filter: filter, linearLight: linearLight)
             try await Bench.run(name: "thumbnail", common: common, options: ImageDecodingOptions(thumbnail: thumbnail))
         }
     }

@@ -48,6 +48,9 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .long, help: "The filter for --max-size and --resize: area (the default), lanczos3 or mitchell.")
     var filter: ResamplingFilter = .area
 
+    @Flag(name: .long, help: "With --max-size or --resize: average light intensities, not stored sRGB values.")
+    var linearLight = false
+
     @Option(name: .long, help: "How many sources to load at once.")
     var concurrency: Int = 8
 
@@ -180,8 +183,8 @@ struct Fetch: AsyncParsableCommand {
 
     /// The decoding-time size `--max-size` or `--resize` asks for.
     private var thumbnail: Thumbnail? {
-        if let maxSize { return Thumbnail(maximumPixelSize: maxSize, filter: filter) }
-        if let box { return Thumbnail(width: box.width, height: box.height, mode: crop ? .crop : .fit, filter: filter) }
+        if let maxSize { return Thumbnail(maximumPixelSize: maxSize, filter: filter, linearLight: linearLight) }
+        if let box { return Thumbnail(width: box.width, height: box.height, mode: crop ? .crop : .fit, filter: filter, linearLight: linearLight) }
         return nil
     }
 

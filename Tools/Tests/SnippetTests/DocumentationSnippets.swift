@@ -75,6 +75,14 @@ enum ReadmeSnippets {
         _ = (copy, tagged)
     }
 
+    static func resampling(image: Image) {
+        // snippet: readme-resampling
+        let sharp = image.resized(width: 400, height: 300, filter: .lanczos3)
+        let options = ImageDecodingOptions(thumbnail: Thumbnail(maximumPixelSize: 256, filter: .lanczos3, linearLight: true))
+        // end snippet
+        _ = (sharp, options)
+    }
+
     static func asyncHTTPClient() {
         // snippet: readme-async-http-client
         let loader = DataLoader(network: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()))
