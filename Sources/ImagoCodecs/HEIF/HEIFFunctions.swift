@@ -135,8 +135,11 @@ public struct HEIFState: Sendable {
             return ColorProfile(data: Data(bytes))
         case heif_color_profile_type_nclx:
             var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-            guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
-            defer { heif_nclx_color_profile_free(nclx) }
+            let status = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+            // libheif 1.15 allocates the profile even when it then reports
+            // unknown primaries or curves: free it whatever the status.
+            defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+            guard status.code == heif_error_Ok, let nclx else { return nil }
             return colorProfile(nclx.pointee)
         default:
             return nil
