@@ -22,10 +22,17 @@ import numpy as np
 import pyvips
 from PIL import Image
 
+# One thread everywhere: Pillow's AVIF plugin, pillow-heif and pillow-jxl-plugin
+# would otherwise use every core (Imago decodes each image on one thread).
+from PIL import AvifImagePlugin
+AvifImagePlugin.DEFAULT_MAX_THREADS = 1
 try:  # HEIC and JPEG XL for Pillow come as plugins
     import pillow_heif
     pillow_heif.register_heif_opener()
+    pillow_heif.options.DECODE_THREADS = 1
     import pillow_jxl  # noqa: F401  (registers the JPEG XL plugin)
+    from pillow_jxl import JpegXLImagePlugin
+    JpegXLImagePlugin.DECODE_THREADS = 0   # 0: no parallelism (its -1 means every core)
 except ImportError:
     pass
 
@@ -237,7 +244,7 @@ def main():
         ("png", ["--format", "png"], pillow_encode(pil_image, "PNG"), vips_encode(vips_image, ".png")),
         ("webp", ["--format", "webp", "--quality", "80"], pillow_encode(pil_image, "WEBP", quality=80), vips_encode(vips_image, ".webp[Q=80]")),
         # libaom at speed 6 everywhere: Imago's default, Pillow's default, pyvips effort 3 (= speed 6).
-        ("avif", ["--format", "avif", "--quality", "60"], pillow_encode(pil_image, "AVIF", quality=60, speed=6),
+        ("avif", ["--format", "avif", "--quality", "60"], pillow_encode(pil_image, "AVIF", quality=60, speed=6, max_threads=1),
          vips_encode(vips_image, ".avif[Q=60,effort=3]")),
     ]:
         rows.append({"task": f"encode {fmt}", "image": source, "imago": imago("encode", source, *imago_args),
