@@ -133,6 +133,9 @@ import Testing
                 Seed(name: "png-iccp", data: try Fixtures.data("color/adobe-rgb.png")),          // colour profile
                 Seed(name: "png-chrm", data: try Fixtures.data("color/chrm-adobe.png")),         // gAMA and cHRM
                 Seed(name: "png-exif", data: try Fixtures.data("color/orientation6.png")),       // eXIf
+                Seed(name: "apng-offsets", data: try Fixtures.data("apng/offsets.png")),          // APNG: sub-frames at offsets
+                Seed(name: "apng-dispose", data: try Fixtures.data("apng/dispose.png")),          // APNG: dispose ops
+                Seed(name: "apng-default", data: try Fixtures.data("apng/default-image.png")),    // APNG: separate default image
             ]
         case .jpeg:
             return [
@@ -363,7 +366,32 @@ struct Mutator {
                 out.append(mutant("\(chunk.type) #\(index) after \(next.type)", Array(bytes[..<whole.lowerBound] + bytes[nextWhole] + bytes[whole]
                                     + bytes[nextWhole.upperBound...])))
             }
+            // APNG fields, under a CRC that vouches for them.
+            let body = chunk.offset + 8
+            let apngFields: [(String, Int, Int, [UInt64])] = switch chunk.type {
+            case "acTL": [("frames", 0, 4, [0, 1, 2, 1_000, 0xFFFF_FFFF]), ("plays", 4, 4, [1, 0xFFFF_FFFF])]
+            case "fcTL": [("sequence", 0, 4, [0, 1, 99, 0xFFFF_FFFF]), ("width", 4, 4, [0, 1, 65_535, 0x7FFF_FFFF, 0xFFFF_FFFF]),
+                          ("height", 8, 4, [0, 1, 65_535, 0xFFFF_FFFF]), ("x", 12, 4, [1, 63, 0x7FFF_FFFF, 0xFFFF_FFFF]),
+                          ("y", 16, 4, [1, 47, 0xFFFF_FFFF]), ("delay denominator", 22, 2, [0, 0xFFFF]),
+                          ("dispose", 24, 1, [0, 1, 2, 3, 255]), ("blend", 25, 1, [0, 1, 2, 255])]
+            case "fdAT": [("sequence", 0, 4, [0, 1, 99, 0xFFFF_FFFF])]
+            default: []
+            }
+            for (label, field, width, values) in apngFields {
+                for value in values {
+                    guard field + width <= chunk.length, let changed = setting(value, at: body + field, width: width, bigEndian: true) else { continue }
+                    out.append(mutant("\(chunk.type) #\(index) \(label) \(value)", fixingCRC(changed, chunk: chunk.offset)))
+                }
+            }
             // Damage inside the compressed data, under a CRC that vouches for it.
+            if chunk.type == "fdAT" && chunk.length > 4 {
+                for _ in 0..<6 {
+                    var changed = bytes
+                    let at = body + 4 + Int.random(in: 0..<(chunk.length - 4), using: &generator)
+                    changed[at] = UInt8.random(in: 0...255, using: &generator)
+                    out.append(mutant("fdAT #\(index) byte \(at) changed, CRC fixed", fixingCRC(changed, chunk: chunk.offset)))
+                }
+            }
             if chunk.type == "IDAT" && chunk.length > 0 {
                 for _ in 0..<12 {
                     var changed = bytes
