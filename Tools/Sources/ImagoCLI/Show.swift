@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import Imago
 import ImagoCodecs
+import SharedState
 import TerminalRendering
 
 /// `imago show SOURCE [--width COLUMNS]`: an image drawn in the terminal.
@@ -62,11 +63,17 @@ struct Show: AsyncParsableCommand {
             return (lines: HalfBlockRenderer.lines(for: still, columns: columns, colour: Output.colorEnabled),
                     delay: TerminalAnimation.delay(of: frame))
         }
+        // Whether the terminal was given back. A frame is written only under
+        // this lock and while it is false, so nothing follows the restore.
+        let restored = Locked(false)
         let interruptions = ([SIGINT, SIGTERM] as [Int32]).map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                Output.raw(TerminalAnimation.restoreTerminal)
+                restored.withLock { done in
+                    if !done { Output.raw(TerminalAnimation.restoreTerminal) }
+                    done = true
+                }
                 Foundation.exit(128 + number)
             }
             source.resume()
@@ -78,12 +85,19 @@ struct Show: AsyncParsableCommand {
         var loop = 0
         while image.loopCount == 0 || loop < image.loopCount {
             for frame in frames {
-                Output.raw(TerminalAnimation.text(for: frame.lines, previousLineCount: previousLineCount))
+                let text = TerminalAnimation.text(for: frame.lines, previousLineCount: previousLineCount)
+                guard restored.withLock({ done in
+                    if !done { Output.raw(text) }
+                    return !done
+                }) else { return }
                 previousLineCount = frame.lines.count
                 try await Task.sleep(for: frame.delay)
             }
             loop += 1
         }
-        Output.raw(TerminalAnimation.restoreTerminal)
+        restored.withLock { done in
+            if !done { Output.raw(TerminalAnimation.restoreTerminal) }
+            done = true
+        }
     }
 }
