@@ -89,15 +89,23 @@ struct Show: AsyncParsableCommand {
                 guard restored.withLock({ done in
                     if !done { Output.raw(text) }
                     return !done
-                }) else { return }
+                }) else { await Self.waitForTheInterruptToEndTheProcess() }
                 previousLineCount = frame.lines.count
                 try await Task.sleep(for: frame.delay)
             }
             loop += 1
         }
-        restored.withLock { done in
+        let wasInterrupted = restored.withLock { done in
+            defer { done = true }
             if !done { Output.raw(TerminalAnimation.restoreTerminal) }
-            done = true
+            return done
         }
+        if wasInterrupted { await Self.waitForTheInterruptToEndTheProcess() }
+    }
+
+    /// Waits while a signal handler, which has given the terminal back, ends
+    /// the process with its own status: returning would end it with 0 first.
+    private static func waitForTheInterruptToEndTheProcess() async -> Never {
+        while true { try? await Task.sleep(for: .seconds(60)) }
     }
 }
