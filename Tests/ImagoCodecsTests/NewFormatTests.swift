@@ -311,7 +311,7 @@ func corners(_ image: Image) -> [String] {
                 if String(decoding: copy[offset + 4..<offset + 8], as: UTF8.self) == type {
                     if seen == occurrence {
                         change(&copy, offset + 8)
-                        let crc = crc32(copy[offset + 4..<offset + 8 + length])
+                        let crc = crc32(Data(copy[offset + 4..<offset + 8 + length]))
                         for index in 0..<4 { copy[offset + 8 + length + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
                         return copy
                     }
@@ -339,16 +339,6 @@ func corners(_ image: Image) -> [String] {
         var corrupt = changing("fdAT") { _, _ in }
         corrupt[corrupt.count - 20] ^= 1
         #expect(caughtError { try ImageDecoders.png().decode(Data(corrupt)) } != nil)
-    }
-
-    /// The CRC-32 of PNG chunks.
-    func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
     }
 
     @Test func thumbnailsScaleEveryFrame() throws {

@@ -196,28 +196,11 @@ public struct AVIFState: Sendable {
         if image.icc.size > 0, let bytes = image.icc.data {
             return ColorProfile(data: Data(bytes: bytes, count: image.icc.size))
         }
-        let gamma: Double?
-        switch image.transferCharacteristics {
-        case UInt16(AVIF_TRANSFER_CHARACTERISTICS_SRGB), UInt16(AVIF_TRANSFER_CHARACTERISTICS_BT709),
-             UInt16(AVIF_TRANSFER_CHARACTERISTICS_BT601), UInt16(AVIF_TRANSFER_CHARACTERISTICS_BT2020_10BIT),
-             UInt16(AVIF_TRANSFER_CHARACTERISTICS_BT2020_12BIT), UInt16(AVIF_TRANSFER_CHARACTERISTICS_UNSPECIFIED):
-            gamma = nil   // sRGB's curve: what browsers show for these
-        case UInt16(AVIF_TRANSFER_CHARACTERISTICS_LINEAR): gamma = 1
-        case UInt16(AVIF_TRANSFER_CHARACTERISTICS_BT470M): gamma = 1 / 2.2
-        case UInt16(AVIF_TRANSFER_CHARACTERISTICS_BT470BG): gamma = 1 / 2.8
-        default: return nil
+        return CICP.profile(primaries: Int(image.colorPrimaries), transfer: Int(image.transferCharacteristics)) {
+            var values = [Float](repeating: 0, count: 8)   // red, green, blue, white: x, y each
+            avifColorPrimariesGetValues(image.colorPrimaries, &values)
+            let v = values.map(Double.init)
+            return Chromaticities(white: (v[6], v[7]), red: (v[0], v[1]), green: (v[2], v[3]), blue: (v[4], v[5]))
         }
-        let primaries = image.colorPrimaries
-        if primaries == UInt16(AVIF_COLOR_PRIMARIES_BT709) || primaries == UInt16(AVIF_COLOR_PRIMARIES_UNSPECIFIED) {
-            return ColorProfile.synthesized(gamma: gamma, chromaticities: nil)
-        }
-        var values = [Float](repeating: 0, count: 8)   // red, green, blue, white: x, y each
-        avifColorPrimariesGetValues(primaries, &values)
-        guard values[1] > 0, values[3] > 0, values[5] > 0, values[7] > 0 else { return nil }
-        let v = values.map(Double.init)
-        return ColorProfile.synthesized(
-            gamma: gamma,
-            chromaticities: Chromaticities(white: (v[6], v[7]), red: (v[0], v[1]), green: (v[2], v[3]), blue: (v[4], v[5]))
-        )
     }
 }

@@ -146,32 +146,15 @@ public struct HEIFState: Sendable {
         }
     }
 
-    /// The profile an `nclx` box describes, or `nil` for sRGB and for what
-    /// an ICC profile cannot express here (PQ, HLG and other transfer curves).
+    /// The profile an `nclx` box describes (see ``CICP``).
     static func colorProfile(_ nclx: heif_color_profile_nclx) -> ColorProfile? {
-        let gamma: Double?
-        switch nclx.transfer_characteristics {
-        case heif_transfer_characteristic_IEC_61966_2_1, heif_transfer_characteristic_ITU_R_BT_709_5,
-             heif_transfer_characteristic_ITU_R_BT_601_6, heif_transfer_characteristic_ITU_R_BT_2020_2_10bit,
-             heif_transfer_characteristic_ITU_R_BT_2020_2_12bit, heif_transfer_characteristic_unspecified:
-            gamma = nil   // sRGB's curve: what browsers show for these
-        case heif_transfer_characteristic_linear: gamma = 1
-        case heif_transfer_characteristic_ITU_R_BT_470_6_System_M: gamma = 1 / 2.2
-        case heif_transfer_characteristic_ITU_R_BT_470_6_System_B_G: gamma = 1 / 2.8
-        default: return nil
+        CICP.profile(primaries: Int(nclx.color_primaries.rawValue), transfer: Int(nclx.transfer_characteristics.rawValue)) {
+            Chromaticities(
+                white: (Double(nclx.color_primary_white_x), Double(nclx.color_primary_white_y)),
+                red: (Double(nclx.color_primary_red_x), Double(nclx.color_primary_red_y)),
+                green: (Double(nclx.color_primary_green_x), Double(nclx.color_primary_green_y)),
+                blue: (Double(nclx.color_primary_blue_x), Double(nclx.color_primary_blue_y))
+            )
         }
-        let chromaticities: Chromaticities? = switch nclx.color_primaries {
-        case heif_color_primaries_ITU_R_BT_709_5, heif_color_primaries_unspecified: nil
-        default: Chromaticities(
-            white: (Double(nclx.color_primary_white_x), Double(nclx.color_primary_white_y)),
-            red: (Double(nclx.color_primary_red_x), Double(nclx.color_primary_red_y)),
-            green: (Double(nclx.color_primary_green_x), Double(nclx.color_primary_green_y)),
-            blue: (Double(nclx.color_primary_blue_x), Double(nclx.color_primary_blue_y))
-        )
-        }
-        if let chromaticities, !(chromaticities.white.y > 0 && chromaticities.red.y > 0 && chromaticities.green.y > 0 && chromaticities.blue.y > 0) {
-            return nil   // primaries libheif could not decode
-        }
-        return ColorProfile.synthesized(gamma: gamma, chromaticities: chromaticities)
     }
 }
