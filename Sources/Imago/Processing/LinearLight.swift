@@ -25,13 +25,13 @@ enum LinearLight {
         return Float(255 * (v <= 0.0031308 ? v * 12.92 : 1.055 * pow(v, 1 / 2.4) - 0.055))
     }
 
-    /// The sRGB byte for a light intensity on the 0...255 scale.
+    /// The sRGB byte for a light intensity on the 0...255 scale, from `table` (``encoded``).
     @inline(__always)
-    static func encode(_ intensity: Float) -> UInt8 {
+    static func encode(_ intensity: Float, _ table: UnsafeBufferPointer<Float>) -> UInt8 {
         let position = min(max(intensity, 0), 255) / 255 * Float(intervals)
         let index = min(Int(position), intervals - 1)
         let fraction = position - Float(index)
-        let value = encoded[index] + (encoded[index + 1] - encoded[index]) * fraction
+        let value = table[index] + (table[index + 1] - table[index]) * fraction
         return UInt8(min(255, max(0, value + 0.5)))
     }
 
@@ -67,14 +67,16 @@ enum LinearLight {
     /// One row of summed output to bytes: un-premultiplied, encoded to sRGB.
     static func writeRow(_ sums: UnsafePointer<Float>, to output: UnsafeMutablePointer<UInt8>, width: Int, channels: Int, hasAlpha: Bool) {
         let colours = hasAlpha ? channels - 1 : channels
-        for x in 0..<width {
-            let base = x * channels
-            if hasAlpha {
-                let a = sums[base + colours]
-                for c in 0..<colours { output[base + c] = a > 0 ? encode(sums[base + c] / a) : 0 }
-                output[base + colours] = UInt8(min(255, max(0, a + 0.5)))
-            } else {
-                for c in 0..<colours { output[base + c] = encode(sums[base + c]) }
+        encoded.withUnsafeBufferPointer { table in
+            for x in 0..<width {
+                let base = x * channels
+                if hasAlpha {
+                    let a = sums[base + colours]
+                    for c in 0..<colours { output[base + c] = a > 0 ? encode(sums[base + c] / a, table) : 0 }
+                    output[base + colours] = UInt8(min(255, max(0, a + 0.5)))
+                } else {
+                    for c in 0..<colours { output[base + c] = encode(sums[base + c], table) }
+                }
             }
         }
     }

@@ -104,7 +104,6 @@ public struct JXLState: Sendable {
                                     endianness: JXL_NATIVE_ENDIAN, align: 0)
         var frames: [ImageFrame] = []
         var duration: TimeInterval = 0
-        var buffer: [UInt8] = []
         try Self.run(data, events: [JXL_DEC_FRAME, JXL_DEC_FULL_IMAGE], skippingFrames: frameIndex ?? 0) { decoder, event in
             switch event {
             case JXL_DEC_FRAME:
@@ -115,13 +114,14 @@ public struct JXLState: Sendable {
                 var size = 0
                 try JXLFailure.check(JxlDecoderImageOutBufferSize(decoder, &format, &size), .outputBuffer)
                 guard size == frameSize else { throw CodecError.libjxl(.unexpectedImage(width: width, height: height)) }
-                buffer = [UInt8](repeating: 0, count: frameSize)
-                try buffer.withUnsafeMutableBytes { raw in
-                    try JXLFailure.check(JxlDecoderSetImageOutBuffer(decoder, &format, raw.baseAddress, raw.count), .outputBuffer)
+                // libjxl writes into the buffer over the next calls: they all
+                // happen here, while the buffer's address is valid.
+                let pixels = try [UInt8](pixelCapacity: frameSize) { buffer, count in
+                    try JXLFailure.check(JxlDecoderSetImageOutBuffer(decoder, &format, buffer.baseAddress, frameSize), .outputBuffer)
+                    try Self.process(decoder, until: JXL_DEC_FULL_IMAGE)
+                    count = frameSize
                 }
-            case JXL_DEC_FULL_IMAGE:
-                frames.append(ImageFrame(pixels: buffer, duration: duration))
-                buffer = []
+                frames.append(ImageFrame(pixels: pixels, duration: duration))
                 // A requested frame is the first one delivered after the skip.
                 if frameIndex != nil || frames.count == frameCount { return false }
             default:
@@ -148,14 +148,30 @@ public struct JXLState: Sendable {
             JxlDecoderCloseInput(decoder)
             if skippingFrames > 0 { JxlDecoderSkipFrames(decoder, skippingFrames) }
             while true {
-                let status = JxlDecoderProcessInput(decoder)
-                switch status {
-                case JXL_DEC_SUCCESS: return
-                case JXL_DEC_ERROR: throw CodecError.libjxl(.corrupt)
-                case JXL_DEC_NEED_MORE_INPUT: throw CodecError.libjxl(.truncated)
-                default: if try !body(decoder, status) { return }
-                }
+                let status = try process(decoder)
+                if status == JXL_DEC_SUCCESS { return }
+                if try !body(decoder, status) { return }
             }
+        }
+    }
+
+    /// The decoder's next event; an error or truncated input throws.
+    @discardableResult
+    private static func process(_ decoder: OpaquePointer) throws -> JxlDecoderStatus {
+        let status = JxlDecoderProcessInput(decoder)
+        switch status {
+        case JXL_DEC_ERROR: throw CodecError.libjxl(.corrupt)
+        case JXL_DEC_NEED_MORE_INPUT: throw CodecError.libjxl(.truncated)
+        default: return status
+        }
+    }
+
+    /// Runs the decoder until it reports `event`; ending first throws.
+    private static func process(_ decoder: OpaquePointer, until event: JxlDecoderStatus) throws {
+        while true {
+            let status = try process(decoder)
+            if status == event { return }
+            if status == JXL_DEC_SUCCESS { throw CodecError.libjxl(.truncated) }
         }
     }
 
