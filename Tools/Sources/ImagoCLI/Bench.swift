@@ -105,7 +105,7 @@ struct Bench: AsyncParsableCommand {
         let loader = SourceLoader()
         var failures = 0
         if !common.json {
-            Output.line("benchmark  iterations  median_ms    min_ms  megapixels/s  source")
+            Output.line("benchmark    iterations  median_ms    min_ms  megapixels/s  source")
         }
         for source in common.sources {
             do {
@@ -129,7 +129,8 @@ struct Bench: AsyncParsableCommand {
                         ("median_ms", .double(median)), ("min_ms", .double(times[0])), ("megapixels_per_s", .double(rate)),
                     ]).text)
                 } else {
-                    Output.line(name.padding(toLength: 9, withPad: " ", startingAt: 0)
+                    // Wide enough for the longest name, "encode-avif" (padding(toLength:) also cuts).
+                    Output.line(name.padding(toLength: max(11, name.count), withPad: " ", startingAt: 0)
                         + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, times[0], rate) + source)
                 }
             } catch {
