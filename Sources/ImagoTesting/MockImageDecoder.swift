@@ -2,12 +2,16 @@ import Foundation
 import Imago
 
 /// An ``ImageDecoding`` double: returns a scripted image or throws a
-/// scripted error, and records every call.
+/// scripted error (or decodes through a function of the bytes), and records
+/// every call.
 ///
 /// ```swift
 /// let decoder = MockImageDecoder(result: .success(TestImages.solid(width: 2, height: 2)))
 /// ...
 /// #expect(decoder.calls.count == 1)
+///
+/// // Tell apart which bytes each caller got: an image as wide as the payload.
+/// let sizing = MockImageDecoder { data in TestImages.solid(width: data.count, height: 1) }
 /// ```
 public final class MockImageDecoder: ImageDecoding {
     /// One recorded call.
@@ -18,12 +22,18 @@ public final class MockImageDecoder: ImageDecoding {
         public let options: ImageDecodingOptions
     }
 
-    private let result: Locked<Result<Image, any Error>>
+    private let decoding: Locked<@Sendable (Data) throws -> Image>
     private let recorded = Locked<[Call]>([])
 
     /// Creates a decoder that always answers with `result`.
-    public init(result: Result<Image, any Error>) {
-        self.result = Locked(result)
+    public convenience init(result: Result<Image, any Error>) {
+        self.init(decoding: { _ in try result.get() })
+    }
+
+    /// Creates a decoder that answers each call with `decoding` applied to
+    /// the bytes (for tests that check which bytes each caller received).
+    public init(decoding: @escaping @Sendable (Data) throws -> Image) {
+        self.decoding = Locked(decoding)
     }
 
     /// Creates a decoder that returns `image`.
@@ -38,7 +48,7 @@ public final class MockImageDecoder: ImageDecoding {
 
     /// Changes what later calls answer.
     public func setResult(_ result: Result<Image, any Error>) {
-        self.result.withLock { $0 = result }
+        decoding.withLock { $0 = { _ in try result.get() } }
     }
 
     /// Every call, in order.
@@ -46,6 +56,6 @@ public final class MockImageDecoder: ImageDecoding {
 
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         recorded.withLock { $0.append(Call(data: data, options: options)) }
-        return try result.withLock { $0 }.get()
+        return try decoding.withLock { $0 }(data)
     }
 }

@@ -37,8 +37,8 @@ import Testing
 
     // MARK: downloadImage
 
-    @Test func cacheHitCompletesSynchronouslyWithoutCreatingATask() {
-        memory.store(catImage, for: ImageRequest(url: cat).cacheKey)
+    @Test func cacheHitCompletesSynchronouslyWithoutCreatingATask() throws {
+        memory.store(catImage, for: try #require(client.pipeline.cacheKey(for: ImageRequest(url: cat))))
         let result = Locked<Image?>(nil)
         let task = client.downloadImage(from: cat) { value in result.withLock { $0 = try? value.get() } }
         #expect(task == nil)
@@ -152,8 +152,8 @@ import Testing
         #expect(client.trackedTargetCount == 0)
     }
 
-    @Test func memoryHitIsShownAtOnceWithoutAPlaceholder() {
-        memory.store(catImage, for: ImageRequest(url: cat).cacheKey)
+    @Test func memoryHitIsShownAtOnceWithoutAPlaceholder() throws {
+        memory.store(catImage, for: try #require(client.pipeline.cacheKey(for: ImageRequest(url: cat))))
         let target = RecordingImageTarget()
         client.setImage(on: target, from: cat, placeholder: placeholder)
         #expect(target.displayed == [catImage])

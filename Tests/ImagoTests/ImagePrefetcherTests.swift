@@ -31,7 +31,7 @@ import Testing
         let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
         prefetcher.startPrefetching([ImageRequest(url: url)])
         await eventually { prefetcher.activeCount == 0 }
-        #expect(disk.keys == [url.absoluteString])
+        #expect(disk.keys == [try #require(pipeline.dataCacheKey(for: ImageRequest(url: url)))])
         #expect(memory.count == 0)
         #expect(try await pipeline.image(for: ImageRequest(url: url)).source == .disk)
     }

@@ -12,16 +12,41 @@ public protocol ImageCaching: Sendable {
     func removeAll()
 }
 
-/// What a cached image is stored under: the source and everything that
-/// changes the resulting pixels (thumbnail size, processors, frame).
+/// What a cached image is stored under: for the pipeline's images, the
+/// source (the URL with the credentials it was loaded with, or the request's
+/// ``ImageRequest/imageID``) and everything that changes the pixels
+/// (thumbnail size, processors), kept as separate typed fields so that no
+/// two different requests can share a key.
+///
+/// ```swift
+/// let key = pipeline.cacheKey(for: ImageRequest(url: url))   // what the pipeline uses
+/// cache.store(image, for: ImageCacheKey("my-own-image"))     // a key of your own
+/// ```
 public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible {
-    /// The key's text, such as `https://a.example/cat.png#max=256`.
-    public let rawValue: String
-
-    /// Creates a key from its text.
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
+    private enum Storage: Hashable, Sendable {
+        case named(String)
+        case pipeline(source: SourceIdentity, thumbnail: Thumbnail?, processors: [String])
     }
 
-    public var description: String { rawValue }
+    private let storage: Storage
+
+    /// A key of your own, for images you store yourself. It never equals a
+    /// key the pipeline makes, whatever the text.
+    public init(_ name: String) {
+        storage = .named(name)
+    }
+
+    /// The key of a pipeline image.
+    init(source: SourceIdentity, thumbnail: Thumbnail?, processors: [String]) {
+        storage = .pipeline(source: source, thumbnail: thumbnail, processors: processors)
+    }
+
+    /// The key in words, for logs (credentials appear as a fingerprint only).
+    public var description: String {
+        switch storage {
+        case .named(let name): name
+        case .pipeline(let source, let thumbnail, let processors):
+            "\(source)" + (thumbnail.map { " thumbnail \($0)" } ?? "") + (processors.isEmpty ? "" : " processors \(processors)")
+        }
+    }
 }

@@ -35,6 +35,14 @@ extension ImagePipeline {
         public var maximumConcurrentDecodes: Int
         /// How many processor runs happen at once. Default: the number of cores.
         public var maximumConcurrentProcessing: Int
+        /// Header fields that carry credentials, beside `Authorization`,
+        /// `Cookie` and `Proxy-Authorization` (always): requests whose values
+        /// for any of them differ never share a download, a disk-cache entry
+        /// or a memory-cache entry. Names are case-insensitive. Default: none.
+        ///
+        /// To share the image of a private URL across credentials on
+        /// purpose, give the requests the same ``ImageRequest/imageID``.
+        public var additionalCredentialHeaders: Set<String>
         /// The clock for HTTP freshness (`max-age`, `Expires`). Default: ``TimeSource/system``.
         public var time: TimeSource
         /// Where CPU work (decoding, processing) runs. Default: a global queue.
@@ -60,6 +68,7 @@ extension ImagePipeline {
             maximumConcurrentDownloads: Int = 6,
             maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
             maximumConcurrentProcessing: Int = ProcessInfo.processInfo.activeProcessorCount,
+            additionalCredentialHeaders: Set<String> = [],
             time: TimeSource = .system,
             workQueue: any Dispatching = DispatchQueue.global(qos: .userInitiated),
             logger: Logger = .disabled,
@@ -74,6 +83,7 @@ extension ImagePipeline {
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.maximumConcurrentDecodes = maximumConcurrentDecodes
             self.maximumConcurrentProcessing = maximumConcurrentProcessing
+            self.additionalCredentialHeaders = additionalCredentialHeaders
             self.time = time
             self.workQueue = workQueue
             self.logger = logger

@@ -34,6 +34,9 @@ extension ErrorCode where Layer == ImagePipelineError {
     public static var decodingFailed: Self { Self("decodingFailed") }
     /// A processor threw (its error).
     public static var processingFailed: Self { Self("processingFailed") }
+    /// The request has neither a URL nor an ``ImageRequest/imageID``: there
+    /// is nothing to load it from or to cache it under.
+    public static var invalidRequest: Self { Self("invalidRequest") }
     /// ``ImageRequest/CachePolicy/onlyCached`` and nothing is cached.
     public static var notCached: Self { Self("notCached") }
 }

@@ -14,7 +14,10 @@ import FoundationNetworking
 ///
 /// - Identical requests in flight share one download, one decode and one
 ///   run of each processor; a request that differs only in its last
-///   processor shares everything before it.
+///   processor shares everything before it. Requests are identical when
+///   their URL, credential headers and cache policy are (or their
+///   ``ImageRequest/imageID`` and cache policy): requests with different
+///   credentials never share a download or a cache entry.
 /// - A cancelled request stops its share; work stops when nobody wants it.
 /// - Each stage runs at most its configured number of jobs at once, most
 ///   urgent first; priorities can change while a request waits.
@@ -29,12 +32,15 @@ public final class ImagePipeline: Sendable {
     private let decodeStage: DecodeStage
     private let processStage: ProcessStage
     private let instruments: PipelineInstruments
+    /// The header names (lower-case) whose values tell requests apart.
+    private let credentialHeaders: Set<String>
 
     /// Creates a pipeline.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let instruments = PipelineInstruments(logger: configuration.logger, factory: configuration.metricsFactory)
         self.instruments = instruments
+        credentialHeaders = CredentialFingerprint.standardHeaders.union(configuration.additionalCredentialHeaders.map { $0.lowercased() })
         let memoryCache = MemoryCacheStage(cache: configuration.imageCache)
         let cacheWriter = DataCacheWriter(cache: configuration.dataCache, now: configuration.time.now)
         dataStage = DataStage(
@@ -102,9 +108,29 @@ public final class ImagePipeline: Sendable {
         )
     }
 
+    /// The key under which the memory cache holds `request`'s final image:
+    /// its source (URL and credentials, or image ID), thumbnail size and
+    /// processors. `nil` for a request with neither a URL nor an image ID,
+    /// which is never cached.
+    public func cacheKey(for request: ImageRequest) -> ImageCacheKey? {
+        identify(request)?.cacheKey
+    }
+
+    /// The key under which the disk cache holds `request`'s bytes (a
+    /// SHA-256 of its source: URL and credentials, or image ID); `nil` for a
+    /// request with neither a URL nor an image ID.
+    public func dataCacheKey(for request: ImageRequest) -> String? {
+        identify(request)?.diskKey
+    }
+
     /// The image for `request` from the memory cache, if it is there.
     public func cachedImage(for request: ImageRequest) -> Image? {
-        memoryCache.cachedImage(for: request)
+        identify(request).flatMap(memoryCache.cachedImage(for:))
+    }
+
+    /// `request` with the identities of its work, or `nil` when it has neither a URL nor an image ID.
+    func identify(_ request: ImageRequest) -> IdentifiedRequest? {
+        IdentifiedRequest(request, credentialHeaders: credentialHeaders)
     }
 
     /// Loads the image for `request`.
@@ -133,7 +159,12 @@ public final class ImagePipeline: Sendable {
     /// processor (or the decoded image).
     func run(_ request: ImageRequest, subscription: JobSubscription, onProgress: @escaping ProgressHandler) async throws -> ImageResponse {
         let started = Stopwatch.now()
-        if let image = memoryCache.cachedImage(for: request) {
+        guard let identified = identify(request) else {
+            let error = ImagePipelineError(.invalidRequest, url: nil)
+            instruments.failed(error, request: request)
+            throw error
+        }
+        if let image = memoryCache.cachedImage(for: identified) {
             let response = ImageResponse(image: image, request: request, source: .memory,
                                          metrics: ImageTaskMetrics(totalDuration: Stopwatch.seconds(since: started)))
             instruments.delivered(response)
@@ -142,13 +173,13 @@ public final class ImagePipeline: Sendable {
         let finalImage: DecodedImage
         do {
             finalImage = try await processStage.image(
-                for: request, afterProcessors: request.processors.count, subscription: subscription, onProgress: onProgress
+                for: identified, afterProcessors: request.processors.count, subscription: subscription, onProgress: onProgress
             )
         } catch {
             instruments.failed(error, request: request)
             throw error
         }
-        memoryCache.keepIfMissing(finalImage.image, for: request)
+        memoryCache.keepIfMissing(finalImage.image, for: identified)
         var metrics = finalImage.metrics
         metrics.totalDuration = Stopwatch.seconds(since: started)
         let response = ImageResponse(

@@ -33,7 +33,14 @@ public final class ImagePrefetcher: Sendable {
         var task: Task<Void, Never>?
     }
 
-    private let tasks = Locked<(entries: [String: Entry], nextID: UInt64)>(([:], 0))
+    /// What a prefetch is known by: its final image, or for the disk-cache
+    /// destination its download.
+    private enum Key: Hashable {
+        case image(ImageCacheKey)
+        case data(DataIdentity)
+    }
+
+    private let tasks = Locked<(entries: [Key: Entry], nextID: UInt64)>(([:], 0))
 
     /// Creates a prefetcher.
     public init(pipeline: ImagePipeline, destination: Destination = .memoryCache, priority: ImageRequest.Priority = .low) {
@@ -46,7 +53,7 @@ public final class ImagePrefetcher: Sendable {
     public func startPrefetching(_ requests: [ImageRequest]) {
         for var request in requests {
             request.priority = priority
-            let key = key(for: request)
+            guard let key = key(for: request) else { continue }
             if destination == .memoryCache, pipeline.cachedImage(for: request) != nil { continue }
             // Reserve the key first; the task fills its entry in once it exists.
             let id = tasks.withLock { tasks -> UInt64? in
@@ -73,7 +80,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func finished(_ key: String, id: UInt64) {
+    private func finished(_ key: Key, id: UInt64) {
         tasks.withLock { tasks in
             if tasks.entries[key]?.id == id { tasks.entries[key] = nil }
         }
@@ -81,7 +88,8 @@ public final class ImagePrefetcher: Sendable {
 
     /// Stops prefetching these requests (work others still want continues).
     public func stopPrefetching(_ requests: [ImageRequest]) {
-        let stopped = tasks.withLock { tasks in requests.compactMap { tasks.entries.removeValue(forKey: key(for: $0))?.task } }
+        let keys = requests.compactMap(key(for:))
+        let stopped = tasks.withLock { tasks in keys.compactMap { tasks.entries.removeValue(forKey: $0)?.task } }
         stopped.forEach { $0.cancel() }
     }
 
@@ -97,8 +105,9 @@ public final class ImagePrefetcher: Sendable {
     /// How many prefetches are in flight.
     @_spi(Testing) public var activeCount: Int { tasks.withLock { $0.entries.count } }
 
-    private func key(for request: ImageRequest) -> String {
-        destination == .memoryCache ? request.cacheKey.rawValue : request.dataKey
+    private func key(for request: ImageRequest) -> Key? {
+        guard let identified = pipeline.identify(request) else { return nil }
+        return destination == .memoryCache ? .image(identified.cacheKey) : .data(identified.data)
     }
 }
 
@@ -106,6 +115,7 @@ extension ImagePipeline {
     /// Runs only the data stage (disk cache, network, validation, storing),
     /// sharing it with any request for the same URL.
     func prefetchData(for request: ImageRequest) async throws {
-        _ = try await dataStage.data(for: request, subscription: JobSubscription(priority: request.priority))
+        guard let identified = identify(request) else { throw ImagePipelineError(.invalidRequest, url: nil) }
+        _ = try await dataStage.data(for: identified, subscription: JobSubscription(priority: request.priority))
     }
 }

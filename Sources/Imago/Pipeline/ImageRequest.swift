@@ -27,7 +27,10 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
         case onlyCached
     }
 
-    /// The URLRequest to load (its URL is the identity of the download).
+    /// The URLRequest to load. Its URL, with the values of its credential
+    /// headers (`Authorization`, `Cookie`, `Proxy-Authorization` and those
+    /// the pipeline's configuration adds), identifies the image unless
+    /// ``imageID`` is set.
     public var urlRequest: URLRequest
     /// When set, the image is decoded straight to this size (see ``Thumbnail``).
     public var thumbnail: Thumbnail?
@@ -43,6 +46,12 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     public var priority: Priority
     /// Which caches may answer.
     public var cachePolicy: CachePolicy
+    /// The identity of the image when the URL is not: requests with the
+    /// same ID share downloads and cache entries whatever their URLs and
+    /// credentials (a signed URL that changes every hour, or a private image
+    /// that is the same for every user). `nil` (the default): the URL and the
+    /// credentials it is loaded with identify the image.
+    public var imageID: String?
 
     /// Creates a request for a URL.
     public init(
@@ -51,10 +60,11 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
         thumbnail: Thumbnail? = nil,
         processors: [any ImageProcessing] = [],
         priority: Priority = .normal,
-        cachePolicy: CachePolicy = .useCaches
+        cachePolicy: CachePolicy = .useCaches,
+        imageID: String? = nil
     ) {
         self.init(urlRequest: URLRequest(url: url), maximumPixelSize: maximumPixelSize, thumbnail: thumbnail,
-                  processors: processors, priority: priority, cachePolicy: cachePolicy)
+                  processors: processors, priority: priority, cachePolicy: cachePolicy, imageID: imageID)
     }
 
     /// Creates a request from a `URLRequest` (custom headers, timeout).
@@ -64,31 +74,24 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
         thumbnail: Thumbnail? = nil,
         processors: [any ImageProcessing] = [],
         priority: Priority = .normal,
-        cachePolicy: CachePolicy = .useCaches
+        cachePolicy: CachePolicy = .useCaches,
+        imageID: String? = nil
     ) {
         self.urlRequest = urlRequest
         self.thumbnail = thumbnail ?? maximumPixelSize.map(Thumbnail.init(maximumPixelSize:))
         self.processors = processors
         self.priority = priority
         self.cachePolicy = cachePolicy
+        self.imageID = imageID
     }
 
     /// The URL.
     public var url: URL? { urlRequest.url }
 
-    /// The identity of the download: the URL.
-    var dataKey: String { urlRequest.url?.absoluteString ?? "" }
-
-    /// The identity of the decoded image: the URL and the thumbnail size.
-    var decodeKey: String { dataKey + (thumbnail.map { "#thumbnail=\($0)" } ?? "") }
-
-    /// The identity of the result of the first `count` processors.
-    func processingKey(count: Int) -> String {
-        processors.prefix(count).reduce(decodeKey) { $0 + "|" + $1.identifier }
+    public var description: String {
+        "ImageRequest(\(imageID.map { "id \($0), " } ?? "")\(url?.absoluteString ?? "<no URL>")"
+            + (thumbnail.map { ", thumbnail \($0)" } ?? "")
+            + (processors.isEmpty ? "" : ", processors \(processors.map(\.identifier))")
+            + ", \(cachePolicy), \(priority))"
     }
-
-    /// The key of the final image in the memory cache.
-    public var cacheKey: ImageCacheKey { ImageCacheKey(processingKey(count: processors.count)) }
-
-    public var description: String { "ImageRequest(\(cacheKey), \(priority))" }
 }

@@ -26,7 +26,8 @@ extension Harness {
             let client = ImageClient(pipeline: pipeline, responseQueue: nil)
             let url = URL(string: "https://bench.example/cover.jpg")!
             let image = Image(width: 64, height: 64, pixelFormat: .rgb8, pixels: [UInt8](repeating: 90, count: 64 * 64 * 3))
-            pipeline.configuration.imageCache?.store(image, for: ImageRequest(url: url).cacheKey)
+            guard let key = pipeline.cacheKey(for: ImageRequest(url: url)) else { throw ValidationError("no cache key for \(url)") }
+            pipeline.configuration.imageCache?.store(image, for: key)
             let target = BenchTarget()
             let iterations = self.iterations
             let results: [(String, Double)] = [
@@ -37,7 +38,7 @@ extension Harness {
                     client.setImage(on: target, from: url, placeholder: nil)
                 }),
                 ("memory-cache-hit", Self.nanoseconds(iterations) {
-                    _ = pipeline.configuration.imageCache?.image(for: ImageCacheKey(url.absoluteString))
+                    _ = pipeline.configuration.imageCache?.image(for: key)
                 }),
             ]
             guard target.count == min(iterations, 10_000) + 5 * iterations else { throw ValidationError("setImage did not display on every hit") }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// The jobs of one stage, by key: asking for a key that is in flight joins
-/// that job instead of starting another.
-final class JobRegistry<Value: Sendable>: Sendable {
+/// The jobs of one stage, by identity: asking for a key that is in flight
+/// joins that job instead of starting another.
+final class JobRegistry<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
-        var jobs: [String: SharedJob<Value>] = [:]
+        var jobs: [Key: SharedJob<Value>] = [:]
         var nextID: UInt64 = 0
         var started = 0
         var joined = 0
@@ -24,7 +24,7 @@ final class JobRegistry<Value: Sendable>: Sendable {
 
     /// The value for `key`: joins the job in flight, or starts one with `work`.
     func value(
-        for key: String,
+        for key: Key,
         subscription: JobSubscription,
         onProgress: (@Sendable (LoadingProgress) -> Void)? = nil,
         work: @escaping @Sendable (SharedJob<Value>) async throws -> Value

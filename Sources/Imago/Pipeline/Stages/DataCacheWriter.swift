@@ -12,31 +12,26 @@ struct DataCacheWriter: Sendable {
 
     /// Stores the body of a 2xx response for as long as its headers allow,
     /// or removes the old entry when they forbid storing (`no-store`).
-    func store(_ data: Data, from response: HTTPURLResponse, for request: ImageRequest) {
+    func store(_ data: Data, from response: HTTPURLResponse, for request: IdentifiedRequest) {
         guard let cache, request.usesDataCache else { return }
         if let entry = HTTPCachePolicy.entry(for: response, data: data, now: now()) {
-            cache.store(entry, for: request.dataKey)
+            cache.store(entry, for: request.diskKey)
         } else {
-            cache.removeEntry(for: request.dataKey)
+            cache.removeEntry(for: request.diskKey)
         }
     }
 
     /// Stores `entry` with the freshness and validators of the 304 that confirmed it.
-    func refresh(_ entry: DataCacheEntry, with response: HTTPURLResponse, for request: ImageRequest) {
+    func refresh(_ entry: DataCacheEntry, with response: HTTPURLResponse, for request: IdentifiedRequest) {
         guard let cache, request.usesDataCache else { return }
         guard let refreshed = HTTPCachePolicy.refreshed(entry, with: response, now: now()) else { return }
-        cache.store(refreshed, for: request.dataKey)
+        cache.store(refreshed, for: request.diskKey)
     }
 
     /// Removes bytes that did not decode (corrupt, or a decompression bomb
     /// over the limits), so they are not kept to fail again.
-    func removeUndecodable(for request: ImageRequest) {
+    func removeUndecodable(for request: IdentifiedRequest) {
         guard let cache, request.usesDataCache else { return }
-        cache.removeEntry(for: request.dataKey)
+        cache.removeEntry(for: request.diskKey)
     }
-}
-
-extension ImageRequest {
-    /// Whether the disk cache applies: local files are read directly, never cached.
-    var usesDataCache: Bool { !(url?.isFileURL ?? false) }
 }

@@ -11,8 +11,9 @@ struct FetchedData: Sendable {
     var duration: TimeInterval = 0
 }
 
-/// The data stage: the bytes for a request, shared by every request for
-/// the same URL.
+/// The data stage: the bytes for a request, shared by every request with
+/// the same ``DataIdentity`` (the same URL and credentials, or image ID, and
+/// the same cache policy).
 ///
 /// In order: the disk cache (a fresh entry, or any entry under
 /// ``ImageRequest/CachePolicy/onlyCached``); else the loader, with a
@@ -20,7 +21,7 @@ struct FetchedData: Sendable {
 /// reuses the entry; then the response checks (content type, status).
 /// Reads the disk cache; writes it only through ``DataCacheWriter``.
 struct DataStage: Sendable {
-    let runner: StageRunner<FetchedData>
+    let runner: StageRunner<DataIdentity, FetchedData>
     let loader: any DataLoading
     let dataCache: (any DataCaching)?
     let cacheWriter: DataCacheWriter
@@ -29,20 +30,20 @@ struct DataStage: Sendable {
     let workQueue: any Dispatching
     let now: @Sendable () -> Date
 
-    /// The bytes for `request`; joins a load of the same URL in flight.
+    /// The bytes for `request`; joins a load of the same identity in flight.
     ///
     /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/dataLoadingFailed``,
     ///   ``ImagePipelineError/Code/responseRejected``, ``ImagePipelineError/Code/notCached``),
     ///   or `CancellationError`.
-    func data(for request: ImageRequest, subscription: JobSubscription, onProgress: ProgressHandler? = nil) async throws -> FetchedData {
-        try await runner.output(for: request.dataKey, of: request, subscription: subscription, onProgress: onProgress) { progress in
+    func data(for request: IdentifiedRequest, subscription: JobSubscription, onProgress: ProgressHandler? = nil) async throws -> FetchedData {
+        try await runner.output(for: request.data, of: request, subscription: subscription, onProgress: onProgress) { progress in
             let started = Stopwatch.now()
             var fetched = try await load(request, progress: progress)
             fetched.duration = Stopwatch.seconds(since: started)
             return fetched
         } failure: { error in
             // What `load` throws itself is final; anything else came from the loader.
-            (error as? Failure)?.error ?? ImagePipelineError(.dataLoadingFailed, url: request.url, underlying: error)
+            (error as? Failure)?.error ?? ImagePipelineError(.dataLoadingFailed, url: request.request.url, underlying: error)
         }
     }
 
@@ -51,13 +52,14 @@ struct DataStage: Sendable {
         let error: ImagePipelineError
     }
 
-    private func load(_ request: ImageRequest, progress: @escaping ProgressHandler) async throws -> FetchedData {
+    private func load(_ identified: IdentifiedRequest, progress: @escaping ProgressHandler) async throws -> FetchedData {
+        let request = identified.request
         let url = request.url
         var cached: DataCacheEntry?
-        if request.usesDataCache, request.cachePolicy != .reloadIgnoringCaches, let dataCache {
+        if identified.usesDataCache, request.cachePolicy != .reloadIgnoringCaches, let dataCache {
             // On the work queue: a load starts on the caller's thread, often
             // the main thread, which must never wait for the disk.
-            let key = request.dataKey
+            let key = identified.diskKey
             cached = try await workQueue.perform { dataCache.entry(for: key) }
         }
         if let cached, request.cachePolicy == .onlyCached || cached.isFresh(at: now()) {
@@ -73,7 +75,7 @@ struct DataStage: Sendable {
         let (data, response) = try await loader.data(for: urlRequest, progress: progress)
         let http = response as? HTTPURLResponse
         if let revalidating, let http, http.statusCode == 304 {
-            cacheWriter.refresh(revalidating, with: http, for: request)
+            cacheWriter.refresh(revalidating, with: http, for: identified)
             return FetchedData(data: revalidating.data, source: .disk)
         }
         do {
@@ -81,7 +83,7 @@ struct DataStage: Sendable {
         } catch {
             throw Failure(error: ImagePipelineError(.responseRejected, url: url, underlying: error))
         }
-        if let http { cacheWriter.store(data, from: http, for: request) }
-        return FetchedData(data: data, source: request.usesDataCache ? .network : .file)
+        if let http { cacheWriter.store(data, from: http, for: identified) }
+        return FetchedData(data: data, source: identified.usesDataCache ? .network : .file)
     }
 }

@@ -11,15 +11,15 @@ struct DecodedImage: Sendable {
     var metrics: ImageTaskMetrics
 }
 
-/// The decode stage: the decoded image, shared by every request for the
-/// same URL and thumbnail size.
+/// The decode stage: the decoded image, shared by every request with the
+/// same ``DecodeIdentity`` (the same bytes and thumbnail size).
 ///
 /// A job holds an admission slot from before its download starts until its
 /// decode ends, so downloads cannot run ahead of decoding and pile up bytes
 /// in memory. Decoding runs on the work queue. Bytes that do not decode are
 /// removed from the disk cache.
 struct DecodeStage: Sendable {
-    let runner: StageRunner<DecodedImage>
+    let runner: StageRunner<DecodeIdentity, DecodedImage>
     let data: DataStage
     let decoder: any ImageDecoding
     /// The limits applied to every image; each request adds its thumbnail size.
@@ -28,15 +28,14 @@ struct DecodeStage: Sendable {
     let cacheWriter: DataCacheWriter
     let instruments: PipelineInstruments
 
-    /// The decoded image for `request`; joins a decode of the same URL and size in flight.
+    /// The decoded image for `request`; joins a decode of the same identity in flight.
     ///
     /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/decodingFailed``,
     ///   or the data stage's), or `CancellationError`.
-    func image(for request: ImageRequest, subscription: JobSubscription, onProgress: ProgressHandler?) async throws -> DecodedImage {
+    func image(for request: IdentifiedRequest, subscription: JobSubscription, onProgress: ProgressHandler?) async throws -> DecodedImage {
         var options = decodingOptions
-        options.thumbnail = request.thumbnail
-        let key = request.decodeKey
-        return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+        options.thumbnail = request.request.thumbnail
+        return try await runner.output(for: request.decode, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
             try await data.data(for: request, subscription: upstream, onProgress: progress)
         } work: { [decoder, workQueue, options, instruments] fetched, _ in
             let (image, seconds) = try await workQueue.perform { () throws -> (Image, TimeInterval) in
@@ -50,7 +49,7 @@ struct DecodeStage: Sendable {
             return DecodedImage(image: image, source: fetched.source, format: format, byteCount: fetched.data.count, metrics: metrics)
         } failure: { [cacheWriter] error, _ in
             cacheWriter.removeUndecodable(for: request)
-            return ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
+            return ImagePipelineError(.decodingFailed, url: request.request.url, underlying: error)
         }
     }
 

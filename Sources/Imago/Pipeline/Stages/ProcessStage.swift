@@ -6,7 +6,7 @@ import Foundation
 /// Each processor is one job, on the image of the job before it (the
 /// decoded image for the first); processors run on the work queue.
 struct ProcessStage: Sendable {
-    let runner: StageRunner<DecodedImage>
+    let runner: StageRunner<ProcessIdentity, DecodedImage>
     let decode: DecodeStage
     let workQueue: any Dispatching
 
@@ -16,15 +16,14 @@ struct ProcessStage: Sendable {
     /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/processingFailed``,
     ///   or an earlier stage's), or `CancellationError`.
     func image(
-        for request: ImageRequest,
+        for request: IdentifiedRequest,
         afterProcessors count: Int,
         subscription: JobSubscription,
         onProgress: ProgressHandler?
     ) async throws -> DecodedImage {
         guard count > 0 else { return try await decode.image(for: request, subscription: subscription, onProgress: onProgress) }
-        let processor = request.processors[count - 1]
-        let key = request.processingKey(count: count)
-        return try await runner.output(for: key, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+        let processor = request.request.processors[count - 1]
+        return try await runner.output(for: request.process(count: count), of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
             try await image(for: request, afterProcessors: count - 1, subscription: upstream, onProgress: progress)
         } work: { [workQueue] input, _ in
             let (image, seconds) = try await workQueue.perform { () throws -> (Image, TimeInterval) in
@@ -35,7 +34,7 @@ struct ProcessStage: Sendable {
             metrics.processingDuration = (metrics.processingDuration ?? 0) + seconds
             return DecodedImage(image: image, source: input.source, format: input.format, byteCount: input.byteCount, metrics: metrics)
         } failure: { error, _ in
-            ImagePipelineError(.processingFailed, url: request.url, underlying: error)
+            ImagePipelineError(.processingFailed, url: request.request.url, underlying: error)
         }
     }
 }

@@ -20,11 +20,11 @@ typealias ProgressHandler = @Sendable (LoadingProgress) -> Void
 /// - progress: what upstream reports reaches every requester of the job;
 /// - output: each job's output goes to `didProduce` once, before it is
 ///   delivered (the image stages hand it to the memory cache).
-final class StageRunner<Output: Sendable>: Sendable {
+final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
     /// Called once per job with its output, its key and the request that started it.
-    typealias Produced = @Sendable (_ output: Output, _ key: String, _ request: ImageRequest) -> Void
+    typealias Produced = @Sendable (_ output: Output, _ key: Key, _ request: IdentifiedRequest) -> Void
 
-    private let jobs: JobRegistry<Output>
+    private let jobs: JobRegistry<Key, Output>
     private let admission: WorkQueue?
     private let didProduce: Produced?
 
@@ -53,8 +53,8 @@ final class StageRunner<Output: Sendable>: Sendable {
     ///   - work: The stage's own work.
     ///   - failure: The error to report for an error of `work`.
     func output<Input: Sendable>(
-        for key: String,
-        of request: ImageRequest,
+        for key: Key,
+        of request: IdentifiedRequest,
         subscription: JobSubscription,
         onProgress: ProgressHandler?,
         input: @escaping @Sendable (_ upstream: JobSubscription, _ progress: @escaping ProgressHandler) async throws -> Input,
@@ -77,8 +77,8 @@ final class StageRunner<Output: Sendable>: Sendable {
 
     /// The output for `key`, for a stage with no upstream (the data stage).
     func output(
-        for key: String,
-        of request: ImageRequest,
+        for key: Key,
+        of request: IdentifiedRequest,
         subscription: JobSubscription,
         onProgress: ProgressHandler?,
         work: @escaping @Sendable (_ progress: @escaping ProgressHandler) async throws -> Output,
@@ -108,8 +108,8 @@ final class StageRunner<Output: Sendable>: Sendable {
     /// hands the output to ``didProduce``.
     private func ownWork(
         of job: SharedJob<Output>,
-        key: String,
-        request: ImageRequest,
+        key: Key,
+        request: IdentifiedRequest,
         _ work: () async throws -> Output,
         failure: (any Error) -> any Error
     ) async throws -> Output {
