@@ -32,6 +32,10 @@ public final class ImagePipeline: Sendable {
     private let decodeStage: DecodeStage
     private let processStage: ProcessStage
     private let instruments: PipelineInstruments
+    /// The slots decoding runs in: CPU-bound work that belongs with decoding
+    /// (the image server's resizing and encoding) takes one of them too, so
+    /// the two never run more than the configured number at once.
+    package let decodeSlots: WorkQueue
     /// The header names (lower-case) whose values tell requests apart.
     private let credentialHeaders: Set<String>
 
@@ -42,6 +46,8 @@ public final class ImagePipeline: Sendable {
         self.instruments = instruments
         credentialHeaders = CredentialFingerprint.standardHeaders.union(configuration.additionalCredentialHeaders.map { $0.lowercased() })
         let memoryCache = MemoryCacheStage(cache: configuration.imageCache)
+        let decodeSlots = WorkQueue(maximumConcurrency: configuration.maximumConcurrentDecodes)
+        self.decodeSlots = decodeSlots
         let cacheWriter = DataCacheWriter(cache: configuration.dataCache, now: configuration.time.now)
         dataStage = DataStage(
             runner: StageRunner(slots: WorkQueue(maximumConcurrency: configuration.maximumConcurrentDownloads)),
@@ -54,7 +60,7 @@ public final class ImagePipeline: Sendable {
         )
         decodeStage = DecodeStage(
             runner: StageRunner(
-                slots: WorkQueue(maximumConcurrency: configuration.maximumConcurrentDecodes),
+                slots: decodeSlots,
                 // Bounds the decodes that hold downloaded bytes (downloading,
                 // or waiting for a decode slot).
                 admission: WorkQueue(maximumConcurrency: configuration.maximumConcurrentDownloads + configuration.maximumConcurrentDecodes),

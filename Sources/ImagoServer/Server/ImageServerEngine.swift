@@ -16,14 +16,29 @@ struct ImageServerReply: Sendable {
     var outcome: String
 }
 
+/// What identifies one rendered output: the canonical path of the source
+/// and the options with the negotiated format, and whether the format
+/// follows the source (it is then unknown until the source is loaded).
+struct RenderIdentity: Hashable, Sendable {
+    let path: String
+    let followsSource: Bool
+
+    /// What the output cache counts for keeping it.
+    var cost: Int { path.utf8.count }
+}
+
 /// The server without HTTP plumbing: parse and check the path, join or
 /// admit the job, load, process and encode, answer with the right headers.
+///
+/// It uses the package's concurrency primitives: renders are shared jobs
+/// (a ``JobRegistry`` with a limit, the bounded queue), their resizing and
+/// encoding take the pipeline's decode slots, and encoded outputs are kept
+/// in an ``LRUStore`` by bytes.
 final class ImageServerEngine: Sendable {
     let configuration: ImageServerConfiguration
     let pipeline: ImagePipeline
-    private let admission: Admission<Result<RenderedImage, ImageServerError>>
-    private let workers: WorkerPool
-    private let outputs: OutputCache
+    private let renders: JobRegistry<RenderIdentity, RenderedImage>
+    private let outputs: LRUStore<RenderIdentity, RenderedImage>
     private let metrics: ServerMetrics
 
     init(configuration: ImageServerConfiguration) {
@@ -36,26 +51,27 @@ final class ImageServerEngine: Sendable {
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
         pipelineConfiguration.dataLoader = loader
         pipelineConfiguration.dataCache = configuration.dataCache
-        // Outputs are kept encoded (OutputCache); bitmaps are not kept.
+        // Outputs are kept encoded (`outputs`); bitmaps are not kept.
         pipelineConfiguration.imageCache = nil
         pipelineConfiguration.logger = configuration.logger
         pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.maximumConcurrentDownloads)
         pipelineConfiguration.maximumConcurrentDecodes = max(1, configuration.workers)
         pipelineConfiguration.maximumConcurrentProcessing = max(1, configuration.workers)
         pipeline = ImagePipeline(configuration: pipelineConfiguration)
-        admission = Admission(limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
-        workers = WorkerPool(count: configuration.workers)
-        outputs = OutputCache(capacity: configuration.outputCacheCapacity)
+        renders = JobRegistry(queue: pipeline.decodeSlots, limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
+        // An output larger than a quarter of the budget is not kept.
+        outputs = LRUStore(costLimit: configuration.outputCacheCapacity, entryCostLimit: configuration.outputCacheCapacity / 4)
         metrics = ServerMetrics()
     }
 
     /// How many distinct jobs are admitted and not finished.
-    var jobsInProgress: Int { admission.count }
+    var jobsInProgress: Int { renders.count }
 
     /// Answers a GET (or HEAD) for `path`, the part after the mount point,
     /// exactly as sent.
     func reply(path: String, accept: String?, ifNoneMatch: String?) async -> ImageServerReply {
         metrics.inFlight.increment()
+        let started = DispatchTime.now().uptimeNanoseconds
         defer { metrics.inFlight.decrement() }
         let reply: ImageServerReply
         do {
@@ -63,7 +79,7 @@ final class ImageServerEngine: Sendable {
         } catch {
             reply = errorReply(error)
         }
-        metrics.responded(reply)
+        metrics.responded(reply, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
         return reply
     }
 
@@ -75,24 +91,36 @@ final class ImageServerEngine: Sendable {
         var chosen = parsed.options
         chosen.format = choice.format
         let options = chosen
-        let key = ImageServerPath(source: parsed.source, options: options).path(signedWith: nil)
-            + (choice.format == nil ? "@source" : "")
+        let key = RenderIdentity(
+            path: ImageServerPath(source: parsed.source, options: options).path(signedWith: nil),
+            followsSource: choice.format == nil
+        )
 
-        if let kept = outputs.output(for: key) {
+        if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
             return okReply(kept, variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: "hit")
         }
-        let job: Task<Result<RenderedImage, ImageServerError>, Never>
-        let outcome: String
-        switch admission.admit(key, work: { [self] in await render(parsed.source, options: options, key: key) }) {
-        case .started(let started): (job, outcome) = (started, "miss")
-        case .joined(let joined): (job, outcome) = (joined, "joined")
-        case .saturated:
+        let ticket: JobRegistry<RenderIdentity, RenderedImage>.Ticket
+        do {
+            ticket = try renders.enter(key, subscription: JobSubscription(priority: .normal)) { [self] job in
+                try await render(parsed.source, options: options, key: key, job: job)
+            }
+        } catch {
             throw ImageServerError(.saturated, "the server is busy; retry in a moment")
         }
+        let outcome = ticket.joined ? "joined" : "miss"
         metrics.outputCache(hit: outcome)
-        let rendered = try await job.value.get()
-        return okReply(rendered, variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: outcome)
+        // Waited for in a task of its own, which a client that hangs up does
+        // not cancel: the render finishes, keeps its output for the next
+        // request and gives its place back.
+        let result = await Task { [renders] in
+            do {
+                return Result<RenderedImage, ImageServerError>.success(try await renders.value(of: ticket))
+            } catch {
+                return .failure(error as? ImageServerError ?? ImageServerError(answering: error))
+            }
+        }.value
+        return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: outcome)
     }
 
     private func checkSignature(of path: ImageServerPath) throws(ImageServerError) {
@@ -109,18 +137,25 @@ final class ImageServerEngine: Sendable {
     }
 
     /// Loads, processes and encodes one output; keeps it before the job ends,
-    /// so a request that arrives after finds it kept.
-    private func render(_ source: URL, options: ProcessingOptions, key: String) async -> Result<RenderedImage, ImageServerError> {
+    /// so a request that arrives after finds it kept. Resizing and encoding
+    /// hold one of the job's slots (the pipeline's decode slots) and run on
+    /// the pipeline's work queue.
+    private func render(
+        _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
+    ) async throws(ImageServerError) -> RenderedImage {
         let maximumSide = configuration.maximumOutputSide
         let defaultQuality = configuration.defaultQuality
         do {
             let response = try await pipeline.image(for: ImageRequest(url: source, thumbnail: decodeHint(for: options)))
             let loaded = DispatchTime.now().uptimeNanoseconds
-            let (data, format) = try await workers.run { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                let image = options.apply(to: response.image, maximumSide: maximumSide)
-                // `options.format` is set unless the output follows the source.
-                let format = options.format ?? ProcessingOptions.format(following: response.format)
-                return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
+            let workQueue = pipeline.configuration.workQueue
+            let (data, format) = try await job.withSlot {
+                try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
+                    let image = options.apply(to: response.image, maximumSide: maximumSide)
+                    // `options.format` is set unless the output follows the source.
+                    let format = options.format ?? ProcessingOptions.format(following: response.format)
+                    return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
+                }
             }
             let finished = DispatchTime.now().uptimeNanoseconds
             let rendered = RenderedImage(
@@ -133,12 +168,12 @@ final class ImageServerEngine: Sendable {
                 renderingTime: Double(finished - loaded) / 1e9
             )
             metrics.rendered(rendered)
-            outputs.keep(rendered, for: key)
-            return .success(rendered)
+            outputs.insert(rendered, for: key, cost: rendered.data.count + key.cost)
+            return rendered
         } catch {
             let failure = ImageServerError(answering: error)
             metrics.failed(failure)
-            return .failure(failure)
+            throw failure
         }
     }
 
@@ -181,12 +216,16 @@ final class ImageServerEngine: Sendable {
 }
 
 /// The server's swift-metrics instruments; no-ops unless the application
-/// bootstraps a metrics backend.
+/// bootstraps a metrics backend. Each image request is counted here once
+/// (`imago_server_responses` by status, `imago_server_request_duration`);
+/// an application that also installs an HTTP metrics middleware counts the
+/// same requests a second time under its own names.
 struct ServerMetrics: Sendable {
     let inFlight = Meter(label: "imago_server_in_flight")
 
-    func responded(_ reply: ImageServerReply) {
+    func responded(_ reply: ImageServerReply, nanoseconds: UInt64) {
         Counter(label: "imago_server_responses", dimensions: [("status", String(reply.status))]).increment()
+        Timer(label: "imago_server_request_duration").recordNanoseconds(Int64(clamping: nanoseconds))
         Counter(label: "imago_server_bytes", dimensions: [("direction", "out")]).increment(by: reply.body.count)
     }
 

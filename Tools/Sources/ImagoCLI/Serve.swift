@@ -143,7 +143,9 @@ struct Serve: AsyncParsableCommand {
         }
 
         let router = Router()
-        router.addMiddleware { MetricsMiddleware() }
+        // No metrics middleware: the image server counts its own requests
+        // (responses by status, a latency histogram), and a second count
+        // of the same requests would double every request rate.
         router.get("/health") { _, _ in "ok" }
         router.get("/metrics") { _, _ in
             var bytes: [UInt8] = []

@@ -129,7 +129,7 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
 extension Dispatching {
     /// Runs CPU-bound stage work (decoding, processing) on this queue, off
     /// the cooperative thread pool, and waits for its result.
-    func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
         return try await withCheckedThrowingContinuation { continuation in
             dispatch { continuation.resume(with: Result { try work() }) }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A caller's place in a shared job: lets it change its priority later.
-final class JobSubscription: Sendable {
+package final class JobSubscription: Sendable {
     private struct State {
         var priority: ImageRequest.Priority
         var apply: (@Sendable (ImageRequest.Priority) -> Void)?
@@ -9,14 +9,14 @@ final class JobSubscription: Sendable {
 
     private let state: Locked<State>
 
-    init(priority: ImageRequest.Priority) {
+    package init(priority: ImageRequest.Priority) {
         state = Locked(State(priority: priority))
     }
 
-    var priority: ImageRequest.Priority { state.withLock { $0.priority } }
+    package var priority: ImageRequest.Priority { state.withLock { $0.priority } }
 
     /// Changes the priority; the job re-evaluates its own.
-    func setPriority(_ priority: ImageRequest.Priority) {
+    package func setPriority(_ priority: ImageRequest.Priority) {
         let apply = state.withLock { state in
             state.priority = priority
             return state.apply

@@ -1,10 +1,12 @@
 /// Lets at most `maximumConcurrency` jobs run at once; waiting jobs start
-/// by priority, then in arrival order. One per pipeline stage.
+/// by priority, then in arrival order: the one slot limit of the package.
+/// One per pipeline stage; the image server's renders share the decode
+/// stage's.
 ///
 /// Every operation is O(1) or O(log n) in the number of waiters (a priority
 /// change is O(n) in the worst case), so thousands of queued requests cost
 /// nothing per release.
-final class WorkQueue: Sendable {
+package final class WorkQueue: Sendable {
     private struct Waiter {
         var priority: ImageRequest.Priority
         let order: UInt64
@@ -69,10 +71,20 @@ final class WorkQueue: Sendable {
         }
     }
 
-    let maximumConcurrency: Int
+    package let maximumConcurrency: Int
     private let state = Locked(State())
+    private static let lastID = Locked<UInt64>(0)
 
-    init(maximumConcurrency: Int) {
+    /// A new identity for a waiter, unique in the process, so that waiters
+    /// from different registries can share one queue.
+    package static func makeID() -> UInt64 {
+        lastID.withLock { id in
+            id += 1
+            return id
+        }
+    }
+
+    package init(maximumConcurrency: Int) {
         precondition(maximumConcurrency > 0, "a stage needs at least one worker")
         self.maximumConcurrency = maximumConcurrency
     }
@@ -80,7 +92,7 @@ final class WorkQueue: Sendable {
     /// Waits for a slot. Throws `CancellationError` if the calling task is
     /// cancelled before it gets one. Every successful call needs one ``release()``.
     /// `id` must not belong to another job waiting in this queue.
-    func acquire(id: UInt64, priority: ImageRequest.Priority) async throws {
+    package func acquire(id: UInt64, priority: ImageRequest.Priority) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state -> Bool? in
@@ -110,7 +122,7 @@ final class WorkQueue: Sendable {
     }
 
     /// Gives a slot back: the most urgent waiter takes it.
-    func release() {
+    package func release() {
         let next = state.withLock { state -> Waiter? in
             guard let waiter = state.popMostUrgent() else {
                 state.running -= 1
@@ -123,12 +135,23 @@ final class WorkQueue: Sendable {
 
     /// Changes the priority of a waiting job; no effect once it runs. The
     /// job keeps its place in arrival order within its new level.
-    func update(id: UInt64, priority: ImageRequest.Priority) {
+    package func update(id: UInt64, priority: ImageRequest.Priority) {
         state.withLock { state in
             guard var waiter = state.waiters[id], waiter.priority != priority else { return }
             waiter.priority = priority
             state.waiters[id] = waiter
             state.levels[priority.rawValue].insert(order: waiter.order, id: id)
         }
+    }
+
+    /// Runs `body` holding one slot, waiting for it at `priority`.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled
+    ///   while it waits; what `body` throws.
+    package func withSlot<T: Sendable>(priority: ImageRequest.Priority = .normal, _ body: () async throws -> T) async throws -> T {
+        try await acquire(id: Self.makeID(), priority: priority)
+        defer { release() }
+        try Task.checkCancellation()
+        return try await body()
     }
 }

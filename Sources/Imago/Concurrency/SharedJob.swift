@@ -3,7 +3,7 @@ import Foundation
 /// One piece of work shared by every caller that asks for the same key:
 /// started by the first, cancelled when the last one leaves, running at the
 /// highest priority any of them asks for.
-final class SharedJob<Value: Sendable>: Sendable {
+package final class SharedJob<Value: Sendable>: Sendable {
     private struct Subscriber {
         var priority: ImageRequest.Priority
         var continuation: CheckedContinuation<Value, any Error>?
@@ -20,7 +20,7 @@ final class SharedJob<Value: Sendable>: Sendable {
         var observers: [@Sendable (ImageRequest.Priority) -> Void] = []
     }
 
-    let id: UInt64
+    package let id: UInt64
     private let queue: WorkQueue
     private let state = Locked(State())
     private let onEnd: @Sendable (SharedJob<Value>) -> Void
@@ -32,7 +32,7 @@ final class SharedJob<Value: Sendable>: Sendable {
     }
 
     /// The highest priority among the subscribers.
-    var priority: ImageRequest.Priority { state.withLock { $0.priority } }
+    package var priority: ImageRequest.Priority { state.withLock { $0.priority } }
 
     /// Adds a subscriber; `nil` when the job already ended (the caller starts a new one).
     func subscribe(priority: ImageRequest.Priority, onProgress: (@Sendable (LoadingProgress) -> Void)?) -> Int? {
@@ -106,7 +106,7 @@ final class SharedJob<Value: Sendable>: Sendable {
     /// Runs `body` holding one of the stage's slots, waiting for one at the
     /// job's priority. Jobs take a slot only around their own work, never
     /// while they wait for another stage, so stages cannot starve each other.
-    func withSlot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func withSlot<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await queue.acquire(id: id, priority: priority)
         defer { queue.release() }
         try Task.checkCancellation()
