@@ -119,7 +119,7 @@ final class ImageServerEngine: Sendable {
             let (data, format) = try await workers.run { () throws -> (Data, ProcessingOptions.OutputFormat) in
                 let image = options.apply(to: response.image, maximumSide: maximumSide)
                 // `options.format` is set unless the output follows the source.
-                let format = options.format ?? ProcessingOptions.format(following: response.format)
+                let format = options.format ?? ProcessingOptions.format(following: response.format, hasAlpha: image.pixelFormat.hasAlpha)
                 return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
             }
             let finished = DispatchTime.now().uptimeNanoseconds

@@ -51,4 +51,21 @@ import Testing
         }
         #expect(served == expected, "\(options)")
     }
+
+    /// The format written when the path names none is the library's
+    /// policy: the source's when Imago writes it, PNG for GIF, JPEG for
+    /// HEIC, PNG for a HEIC with alpha.
+    @Test(arguments: [
+        ("/a.jpg", ImageFormat.jpeg), ("/a.png", .png), ("/a.gif", .png), ("/a.webp", .webp), ("/a.avif", .avif),
+        ("/a.heic", .jpeg), ("/alpha.heic", .png),
+    ])
+    func theOutputFormatIsTheLibrarysChoice(source: String, expected: ImageFormat) async throws {
+        let alpha = try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/heic/rgba8.heic"))
+        let origin = try await Fixture.origin(["/alpha.heic": .ok(alpha, contentType: "image/heic")])
+        let served = try await Fixture.withServer(Fixture.configuration(), over: .router) { client, _ in
+            try await client.execute(uri: Fixture.path("rs:fit:16:16", origin.url(source)), method: .get).data
+        }
+        #expect(ImageFormat(sniffing: served) == expected)
+    }
 }
