@@ -8,6 +8,10 @@ import Imago
 /// let webp = try ImageEncoders.webp(lossless: true).encode(image)
 /// let avif = try ImageEncoders.avif(quality: 60).encode(image)
 /// ```
+///
+/// ``encoder(for:quality:)`` is the one mapping from a format to its
+/// encoder, with one set of default qualities (``defaultQuality(for:)``):
+/// the `imago` tool and the image server both write through it.
 public enum ImageEncoders {
     /// A PNG encoder. An image's colour profile is always embedded;
     /// `embedsSRGBProfile` also marks images without one as sRGB.
@@ -17,33 +21,55 @@ public enum ImageEncoders {
 
     /// A JPEG encoder. An image's colour profile is always embedded;
     /// `embedsSRGBProfile` also tags images without one as sRGB.
-    public static func jpeg(quality: Int = 85, progressive: Bool = false, embedsSRGBProfile: Bool = false) -> JPEGEncoder {
+    public static func jpeg(quality: Int = JPEGEncoder.defaultQuality, progressive: Bool = false,
+                            embedsSRGBProfile: Bool = false) -> JPEGEncoder {
         JPEGEncoder(quality: quality, progressive: progressive, embedsSRGBProfile: embedsSRGBProfile)
     }
 
     /// A WebP encoder, lossy at `quality` or lossless. An image's colour
     /// profile is always embedded; `embedsSRGBProfile` also tags images
     /// without one as sRGB.
-    public static func webp(quality: Float = 80, lossless: Bool = false, embedsSRGBProfile: Bool = false) -> WebPEncoder {
+    public static func webp(quality: Float = Float(WebPEncoder.defaultQuality), lossless: Bool = false,
+                            embedsSRGBProfile: Bool = false) -> WebPEncoder {
         WebPEncoder(quality: quality, lossless: lossless, embedsSRGBProfile: embedsSRGBProfile)
     }
 
     /// An AVIF encoder (libheif over libaom), lossy at `quality` or
     /// lossless, at libaom's `speed` (0 slowest to 9 fastest). An image's
     /// colour profile is always embedded.
-    public static func avif(quality: Int = 60, lossless: Bool = false, speed: Int = 6) -> AVIFEncoder {
+    public static func avif(quality: Int = AVIFEncoder.defaultQuality, lossless: Bool = false, speed: Int = 6) -> AVIFEncoder {
         AVIFEncoder(quality: quality, lossless: lossless, speed: speed)
     }
 
-    /// The encoder for `format`, with default settings; `nil` for formats
-    /// Imago does not write (GIF, HEIC, JPEG XL).
-    public static func encoder(for format: ImageFormat) -> (any ImageEncoding)? {
+    /// The quality a lossy format is written at when none is given: JPEG
+    /// 85, WebP 80, AVIF 60 (each encoder's `defaultQuality`); `nil` for
+    /// PNG, which has none, and for formats Imago does not write.
+    public static func defaultQuality(for format: ImageFormat) -> Int? {
+        switch format {
+        case .jpeg: JPEGEncoder.defaultQuality
+        case .webp: WebPEncoder.defaultQuality
+        case .avif: AVIFEncoder.defaultQuality
+        case .png, .gif, .heic, .jxl: nil
+        }
+    }
+
+    /// The encoder for `format`: at `quality` (1 to 100) for JPEG, WebP and
+    /// AVIF, or at ``defaultQuality(for:)`` when it is `nil`; PNG ignores
+    /// the quality. Other settings are the encoders' defaults. `nil` for
+    /// formats Imago does not write (GIF, HEIC, JPEG XL; see
+    /// ``Imago/ImageFormat/isWritable``).
+    ///
+    /// ```swift
+    /// let format = ImageFormat.defaultOutputFormat(forSource: response.format, hasAlpha: image.pixelFormat.hasAlpha)
+    /// let data = try ImageEncoders.encoder(for: format)!.encode(image)
+    /// ```
+    public static func encoder(for format: ImageFormat, quality: Int? = nil) -> (any ImageEncoding)? {
         switch format {
         case .png: png()
-        case .jpeg: jpeg()
-        case .webp: webp()
-        case .avif: avif()
-        default: nil
+        case .jpeg: jpeg(quality: quality ?? JPEGEncoder.defaultQuality)
+        case .webp: webp(quality: Float(quality ?? WebPEncoder.defaultQuality))
+        case .avif: avif(quality: quality ?? AVIFEncoder.defaultQuality)
+        case .gif, .heic, .jxl: nil
         }
     }
 }

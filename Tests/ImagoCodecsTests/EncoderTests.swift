@@ -72,6 +72,26 @@ import Testing
         #expect(ImageEncoders.encoder(for: .png)?.format == .png)
         #expect(ImageEncoders.encoder(for: .jpeg)?.format == .jpeg)
         #expect(ImageEncoders.encoder(for: .webp)?.format == .webp)
-        #expect(ImageEncoders.encoder(for: .gif) == nil)
+        #expect(ImageEncoders.encoder(for: .avif)?.format == .avif)
+        for format in ImageFormat.allCases {
+            #expect((ImageEncoders.encoder(for: format) != nil) == format.isWritable, "\(format)")
+        }
+    }
+
+    /// One set of default qualities: the mapping's, the factories' and the encoders' own.
+    @Test func oneSetOfDefaultQualities() {
+        #expect(ImageEncoders.defaultQuality(for: .jpeg) == 85)
+        #expect(ImageEncoders.defaultQuality(for: .webp) == 80)
+        #expect(ImageEncoders.defaultQuality(for: .avif) == 60)
+        #expect(ImageEncoders.defaultQuality(for: .png) == nil)
+        #expect((ImageEncoders.encoder(for: .jpeg) as? JPEGEncoder)?.quality == 85)
+        #expect((ImageEncoders.encoder(for: .webp) as? WebPEncoder)?.quality == 80)
+        #expect((ImageEncoders.encoder(for: .avif) as? AVIFEncoder)?.quality == 60)
+        #expect(ImageEncoders.jpeg().quality == JPEGEncoder().quality && JPEGEncoder().quality == 85)
+        #expect(ImageEncoders.webp().quality == WebPEncoder().quality && WebPEncoder().quality == 80)
+        #expect(ImageEncoders.avif().quality == AVIFEncoder().quality && AVIFEncoder().quality == 60)
+        #expect((ImageEncoders.encoder(for: .jpeg, quality: 40) as? JPEGEncoder)?.quality == 40)
+        #expect((ImageEncoders.encoder(for: .webp, quality: 40) as? WebPEncoder)?.quality == 40)
+        #expect((ImageEncoders.encoder(for: .avif, quality: 40) as? AVIFEncoder)?.quality == 40)
     }
 }

@@ -18,9 +18,10 @@ import Foundation
 ///    options unchanged and may use the ``ImageDecodingOptions/thumbnail``
 ///    to scale while decoding (JPEG's DCT scaling, libwebp's scaler, PNG
 ///    rows downscaled as they are decoded). Its image is returned unchanged,
-///    except that an image still larger than the thumbnail's
-///    ``Thumbnail/scaledSize(width:height:)`` is resized, and one larger
-///    than the box is cropped for ``ResizeMode/crop``.
+///    except with a thumbnail: then it is fitted to the thumbnail's
+///    ``Thumbnail/geometry(width:height:)`` for the header's (upright) size
+///    by ``Image/resized(to:filter:linearLight:)``, resampled unless the
+///    table already made the scaled size, and cut for ``ResizeMode/crop``.
 /// 4. When the file embeds a colour profile (``OpenedImage/colorProfile``),
 ///    the image is converted to sRGB through the ``ColorConversionFunctions``
 ///    table, or keeps the profile in ``Image/colorProfile``, as
@@ -90,22 +91,13 @@ public struct CodecDecoder: ImageDecoding {
 
     /// Fits the table's image to the thumbnail, as the type's summary says.
     private func fit(_ image: Image, to thumbnail: Thumbnail, opened: OpenedImage<ImageStep>) -> Image {
-        // The target comes from the header's size, not from the table's
+        // The geometry comes from the header's size, not from the table's
         // (possibly DCT-scaled, rounded) output, so every path gives the
         // same size. The table may have turned the image upright.
         let isTurned = (image.width > image.height) != (opened.width > opened.height) && image.width != image.height
         let upright = isTurned ? (width: opened.height, height: opened.width) : (width: opened.width, height: opened.height)
-        let scaled = thumbnail.scaledSize(width: upright.width, height: upright.height)
-        var result = image
-        if image.width > scaled.width || image.height > scaled.height {
-            result = image.resized(width: min(scaled.width, image.width), height: min(scaled.height, image.height), filter: thumbnail.filter,
-                                   linearLight: thumbnail.linearLight)
-        }
-        if thumbnail.mode == .crop && (result.width > thumbnail.width || result.height > thumbnail.height) {
-            let width = min(result.width, thumbnail.width), height = min(result.height, thumbnail.height)
-            result = result.cropped(x: (result.width - width) / 2, y: (result.height - height) / 2, width: width, height: height)
-        }
-        return result
+        return image.resized(to: thumbnail.geometry(width: upright.width, height: upright.height), filter: thumbnail.filter,
+                             linearLight: thumbnail.linearLight)
     }
 
     /// Reads the header only: format, size, frame count and colour profile, no pixels.

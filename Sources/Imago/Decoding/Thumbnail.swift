@@ -7,7 +7,11 @@
 /// ```
 ///
 /// Images are never enlarged: one smaller than the box keeps its size
-/// (``ResizeMode/crop`` still cuts what exceeds the box).
+/// (``ResizeMode/crop`` still cuts what exceeds the box). The arithmetic is
+/// ``ResizeGeometry``'s, the same as ``Image/resized(toFit:height:mode:allowsUpscaling:)``'s,
+/// so a thumbnail has the pixels of a full decode resized to the same box
+/// (except where the decoder scales while decoding: JPEG's DCT scaling and
+/// libwebp's scaler round differently).
 public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
     /// The box width.
     public var width: Int
@@ -42,22 +46,36 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
         self.init(width: maximumPixelSize, height: maximumPixelSize, mode: .fit, filter: filter, linearLight: linearLight)
     }
 
-    /// The size an image of `width` x `height` is scaled to before any
-    /// crop: fitted in the box, or covering it; never larger than the image.
-    public func scaledSize(width imageWidth: Int, height imageHeight: Int) -> (width: Int, height: Int) {
-        let scaleX = Double(width) / Double(imageWidth), scaleY = Double(height) / Double(imageHeight)
-        let scale = min(1, mode == .fit ? min(scaleX, scaleY) : max(scaleX, scaleY))
-        return (max(1, Int((Double(imageWidth) * scale).rounded())), max(1, Int((Double(imageHeight) * scale).rounded())))
+    /// Where an image of `width` x `height` (upright) is resampled to and
+    /// what is kept of it: the ``ResizeGeometry`` of the box and the mode,
+    /// centred, never enlarged.
+    public func geometry(width imageWidth: Int, height imageHeight: Int) -> ResizeGeometry {
+        ResizeGeometry(sourceWidth: imageWidth, sourceHeight: imageHeight, boxWidth: width, boxHeight: height, mode: mode)
     }
 
-    /// The longest side of ``scaledSize(width:height:)`` for an image of
-    /// `width` x `height`, in either orientation: a bound for decoders that
+    /// The size an image of `width` x `height` is scaled to before any
+    /// crop: ``geometry(width:height:)``'s scaled size.
+    public func scaledSize(width imageWidth: Int, height imageHeight: Int) -> (width: Int, height: Int) {
+        let geometry = geometry(width: imageWidth, height: imageHeight)
+        return (geometry.scaledWidth, geometry.scaledHeight)
+    }
+
+    /// The longer side a uniformly scaled copy of an image of `width` x
+    /// `height` needs so that it covers ``scaledSize(width:height:)`` in
+    /// both directions, in either orientation: a bound for decoders that
     /// scale by the longer side and may turn the image upright afterwards
-    /// (JPEG with an EXIF orientation).
+    /// (JPEG with an EXIF orientation). For the modes that keep the aspect
+    /// ratio it is the scaled size's longer side; ``ResizeMode/force`` may
+    /// need more.
     package func longerSideCoveringEitherOrientation(width imageWidth: Int, height imageHeight: Int) -> Int {
-        let straight = scaledSize(width: imageWidth, height: imageHeight)
-        let turned = scaledSize(width: imageHeight, height: imageWidth)
-        return max(straight.width, straight.height, turned.width, turned.height)
+        func bound(_ width: Int, _ height: Int) -> Int {
+            let scaled = scaledSize(width: width, height: height)
+            let longer = max(scaled.width, scaled.height)
+            guard mode == .force else { return longer }
+            let scale = max(Double(scaled.width) / Double(width), Double(scaled.height) / Double(height))
+            return max(longer, Int((Double(max(width, height)) * scale).rounded(.up)))
+        }
+        return max(bound(imageWidth, imageHeight), bound(imageHeight, imageWidth))
     }
 
     /// The box as an image's stored pixels see it, before `orientation`
@@ -66,6 +84,8 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
         orientation.swapsDimensions ? Thumbnail(width: height, height: width, mode: mode, filter: filter, linearLight: linearLight) : self
     }
 
+    /// The box, mode, filter and light, such as `256x256,crop,lanczos3`
+    /// (part of the pipeline's key for the decoded image).
     public var description: String {
         "\(width)x\(height),\(mode.rawValue)" + (filter == .area ? "" : ",\(filter.rawValue)") + (linearLight ? ",linear" : "")
     }

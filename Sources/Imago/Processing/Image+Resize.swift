@@ -1,36 +1,20 @@
-/// How an image is fitted to a target box by ``Image/resized(toFit:height:mode:allowsUpscaling:)``.
-public enum ResizeMode: String, Sendable, Hashable, CaseIterable {
-    /// Scale so the whole image fits inside the box; aspect ratio kept.
-    case fit
-    /// Scale so the image covers the box; aspect ratio kept, one side may overflow.
-    case fill
-    /// Cover the box, then cut the overflow evenly from both sides: exactly the box.
-    case crop
-}
-
 extension Image {
-    /// The image scaled to a box as `mode` says.
+    /// The image scaled to a box as `mode` says, with ``ResamplingFilter/area``:
+    /// resampled once, then, for ``ResizeMode/crop`` and
+    /// ``ResizeMode/cropToAspectRatio``, cut around the centre
+    /// (``ResizeGeometry`` works out both). For another gravity, use
+    /// ``resized(to:filter:linearLight:)``.
     ///
     /// - Parameters:
     ///   - width: The box width, at least 1.
     ///   - height: The box height, at least 1.
     ///   - allowsUpscaling: Whether a smaller image is enlarged; when `false`
-    ///     (the default) it keeps its size, and ``ResizeMode/crop`` cuts only
+    ///     (the default) no side grows, and ``ResizeMode/crop`` cuts only
     ///     what exceeds the box.
     public func resized(toFit width: Int, height: Int, mode: ResizeMode = .fit, allowsUpscaling: Bool = false) -> Image {
         precondition(width > 0 && height > 0, "the target box must not be empty")
-        let scaleX = Double(width) / Double(self.width)
-        let scaleY = Double(height) / Double(self.height)
-        var scale = mode == .fit ? min(scaleX, scaleY) : max(scaleX, scaleY)
-        if !allowsUpscaling { scale = min(scale, 1) }
-        let scaledWidth = max(1, Int((Double(self.width) * scale).rounded()))
-        let scaledHeight = max(1, Int((Double(self.height) * scale).rounded()))
-        guard mode == .crop else { return resized(width: scaledWidth, height: scaledHeight) }
-        // Crop in source coordinates first, so only the kept part is resampled.
-        let keepWidth = min(self.width, max(1, Int((Double(min(width, scaledWidth)) / scale).rounded())))
-        let keepHeight = min(self.height, max(1, Int((Double(min(height, scaledHeight)) / scale).rounded())))
-        let cropped = cropped(x: (self.width - keepWidth) / 2, y: (self.height - keepHeight) / 2, width: keepWidth, height: keepHeight)
-        return cropped.resized(width: min(width, scaledWidth), height: min(height, scaledHeight))
+        return resized(to: ResizeGeometry(sourceWidth: self.width, sourceHeight: self.height, boxWidth: width, boxHeight: height,
+                                          mode: mode, allowsUpscaling: allowsUpscaling))
     }
 
     /// The image scaled so its longer side is at most `maximumPixelSize`;

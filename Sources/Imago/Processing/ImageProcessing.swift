@@ -12,12 +12,17 @@ public protocol ImageProcessing: Sendable {
 
 /// Imago's processors.
 public enum ImageProcessors {
-    /// Scales to a box: fit, fill or crop (see ``ResizeMode``); never enlarges
-    /// unless `allowsUpscaling`.
+    /// Scales to a box as ``ResizeMode`` says (the arithmetic is
+    /// ``ResizeGeometry``'s, cuts are centred); never enlarges unless
+    /// `allowsUpscaling`.
     public struct Resize: ImageProcessing, Hashable {
+        /// The box width.
         public var width: Int
+        /// The box height.
         public var height: Int
+        /// How the image is fitted to the box.
         public var mode: ResizeMode
+        /// Whether a side may become larger than the image's.
         public var allowsUpscaling: Bool
 
         /// Creates a resize to `width` x `height`.
@@ -29,8 +34,10 @@ public enum ImageProcessors {
             self.allowsUpscaling = allowsUpscaling
         }
 
+        /// `resize(WxH,MODE)`, with `,up` when it may enlarge.
         public var identifier: String { "resize(\(width)x\(height),\(mode.rawValue)\(allowsUpscaling ? ",up" : ""))" }
 
+        /// The image resized by ``Image/resized(toFit:height:mode:allowsUpscaling:)``.
         public func process(_ image: Image) throws -> Image {
             image.resized(toFit: width, height: height, mode: mode, allowsUpscaling: allowsUpscaling)
         }

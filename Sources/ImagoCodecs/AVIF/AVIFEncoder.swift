@@ -23,6 +23,10 @@ public struct AVIFEncoder: ImageEncoding {
     /// Always ``ImageFormat/avif``.
     public var format: ImageFormat { .avif }
 
+    /// The quality used when none is given: 60. The image server and
+    /// `imago fetch` use it too (``ImageEncoders/defaultQuality(for:)``).
+    public static let defaultQuality = 60
+
     /// The lossy quality, from 0 (smallest) to 100 (best); clamped.
     /// Ignored when ``lossless`` is set.
     public var quality: Int
@@ -37,10 +41,10 @@ public struct AVIFEncoder: ImageEncoding {
     /// Creates an encoder.
     ///
     /// - Parameters:
-    ///   - quality: The lossy quality, 0...100; default 60.
+    ///   - quality: The lossy quality, 0...100; default ``defaultQuality``.
     ///   - lossless: Whether to encode losslessly; default `false`.
     ///   - speed: libaom's speed, 0...9; default 6.
-    public init(quality: Int = 60, lossless: Bool = false, speed: Int = 6) {
+    public init(quality: Int = AVIFEncoder.defaultQuality, lossless: Bool = false, speed: Int = 6) {
         self.quality = quality
         self.lossless = lossless
         self.speed = speed

@@ -8,7 +8,11 @@ import Imago
 /// from 90 up; gray images stay one channel. Alpha is dropped (JPEG has none).
 /// An image's ``Image/colorProfile`` is embedded (`APP2` segments).
 public struct JPEGEncoder: ImageEncoding {
-    /// The quality, 1 (smallest) to 100 (best). Default: 85.
+    /// The quality used when none is given: 85. The image server and
+    /// `imago fetch` use it too (``ImageEncoders/defaultQuality(for:)``).
+    public static let defaultQuality = 85
+
+    /// The quality, 1 (smallest) to 100 (best). Default: ``defaultQuality``.
     public var quality: Int
     /// Whether to write a progressive JPEG.
     public var progressive: Bool
@@ -17,7 +21,7 @@ public struct JPEGEncoder: ImageEncoding {
     public var embedsSRGBProfile: Bool
 
     /// Creates a JPEG encoder.
-    public init(quality: Int = 85, progressive: Bool = false, embedsSRGBProfile: Bool = false) {
+    public init(quality: Int = JPEGEncoder.defaultQuality, progressive: Bool = false, embedsSRGBProfile: Bool = false) {
         self.quality = quality
         self.progressive = progressive
         self.embedsSRGBProfile = embedsSRGBProfile

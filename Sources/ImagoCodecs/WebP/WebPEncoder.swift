@@ -25,8 +25,12 @@ public struct WebPEncoder: ImageEncoding {
     /// Always ``ImageFormat/webp``.
     public var format: ImageFormat { .webp }
 
+    /// The quality used when none is given: 80. The image server and
+    /// `imago fetch` use it too (``ImageEncoders/defaultQuality(for:)``).
+    public static let defaultQuality = 80
+
     /// The lossy quality, from 0 (smallest) to 100 (best). Values outside
-    /// that range are clamped; NaN counts as the default, 80. Ignored when
+    /// that range are clamped; NaN counts as ``defaultQuality``. Ignored when
     /// ``lossless`` is set.
     public var quality: Float
 
@@ -41,10 +45,10 @@ public struct WebPEncoder: ImageEncoding {
     /// Creates an encoder.
     ///
     /// - Parameters:
-    ///   - quality: The lossy quality, 0...100; default 80.
+    ///   - quality: The lossy quality, 0...100; default ``defaultQuality``.
     ///   - lossless: Whether to encode losslessly; default `false`.
     ///   - embedsSRGBProfile: Whether to tag an image without a profile as sRGB; default `false`.
-    public init(quality: Float = 80, lossless: Bool = false, embedsSRGBProfile: Bool = false) {
+    public init(quality: Float = Float(WebPEncoder.defaultQuality), lossless: Bool = false, embedsSRGBProfile: Bool = false) {
         self.quality = quality
         self.lossless = lossless
         self.embedsSRGBProfile = embedsSRGBProfile
@@ -68,7 +72,7 @@ public struct WebPEncoder: ImageEncoding {
             throw ImageEncodingError(.unsupportedImage, format: .webp, message: "a row of \(bytesPerRow) bytes is too long for libwebp")
         }
         let width = Int32(image.width), height = Int32(image.height)
-        let quality = quality.isNaN ? 80 : min(max(quality, 0), 100)
+        let quality = quality.isNaN ? Float(Self.defaultQuality) : min(max(quality, 0), 100)
 
         var output: UnsafeMutablePointer<UInt8>?
         defer { WebPFree(output) }

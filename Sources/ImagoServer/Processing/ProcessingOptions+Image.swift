@@ -4,7 +4,7 @@ import Imago
 import ImagoCodecs
 
 extension ProcessingOptions {
-    /// The image the options ask for: resampled and cropped as
+    /// The image the options ask for: resampled once and cropped as
     /// ``ResizePlan`` says (a `smart` crop keeps the most detailed part),
     /// then blurred. Animated sources give their first frame.
     public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide) -> Image {
@@ -29,14 +29,18 @@ extension ProcessingOptions {
 
     /// The format to encode to: ``format`` when the path names one; else
     /// WebP when automatic WebP is on and `accept` lists `image/webp`; else
-    /// the source's format (PNG for a GIF; JPEG for HEIC, JPEG XL, and when
-    /// unknown, since Imago writes neither).
+    /// the library's choice for the source,
+    /// ``Imago/ImageFormat/defaultOutputFormat(forSource:hasAlpha:)`` (the
+    /// source's format when Imago writes it, PNG for a GIF, JPEG for HEIC,
+    /// JPEG XL and an unknown source, PNG instead of JPEG for an image with
+    /// alpha), the same as `imago fetch` writes.
     ///
     /// - Returns: The format, and whether it depended on `Accept` (then the
     ///   response must say `Vary: Accept`).
-    public func outputFormat(source: ImageFormat?, accept: String?, automaticWebP: Bool) -> (format: OutputFormat, variesWithAccept: Bool) {
+    public func outputFormat(source: ImageFormat?, hasAlpha: Bool = false, accept: String?,
+                             automaticWebP: Bool) -> (format: OutputFormat, variesWithAccept: Bool) {
         let requested = requestedFormat(accept: accept, automaticWebP: automaticWebP)
-        return (requested.format ?? Self.format(following: source), requested.variesWithAccept)
+        return (requested.format ?? Self.format(following: source, hasAlpha: hasAlpha), requested.variesWithAccept)
     }
 
     /// What the request alone decides of ``outputFormat(source:accept:automaticWebP:)``,
@@ -47,26 +51,21 @@ extension ProcessingOptions {
         return (Self.accepts("image/webp", in: accept) ? .webp : nil, true)
     }
 
-    /// The encoder for `format` at this path's quality (the server's
-    /// `defaultQuality` when the path names none).
-    public func encoder(for format: OutputFormat, defaultQuality: Int = 80) -> any ImageEncoding {
-        let quality = quality ?? defaultQuality
-        switch format {
-        case .jpeg: return ImageEncoders.jpeg(quality: quality)
-        case .png: return ImageEncoders.png()
-        case .webp: return ImageEncoders.webp(quality: Float(quality))
-        case .avif: return ImageEncoders.avif(quality: quality)
-        }
+    /// The encoder for `format` at this path's quality; when the path names
+    /// none, at `defaultQuality` (the server's), or when that is `nil` too,
+    /// at the library's default for the format
+    /// (`ImageEncoders.defaultQuality(for:)`: JPEG 85, WebP 80, AVIF 60).
+    public func encoder(for format: OutputFormat, defaultQuality: Int? = nil) -> any ImageEncoding {
+        // Every output format is one Imago writes.
+        ImageEncoders.encoder(for: format.imageFormat, quality: quality ?? defaultQuality)!
     }
 
-    /// The output format for a source of `source`'s format.
-    static func format(following source: ImageFormat?) -> OutputFormat {
-        switch source {
-        case .png?, .gif?: .png
-        case .webp?: .webp
-        case .avif?: .avif
-        case .jpeg?, .heic?, .jxl?, nil: .jpeg
-        }
+    /// The output format for an image decoded from `source`, when nothing
+    /// in the request names one: the library's policy.
+    static func format(following source: ImageFormat?, hasAlpha: Bool) -> OutputFormat {
+        let chosen = ImageFormat.defaultOutputFormat(forSource: source, hasAlpha: hasAlpha)
+        // The policy only chooses formats Imago writes, and the server writes them all.
+        return OutputFormat(chosen) ?? .jpeg
     }
 
     /// Whether an `Accept` header lists `type` with a quality above zero.
@@ -79,6 +78,30 @@ extension ProcessingOptions {
             return quality > 0
         }
         return false
+    }
+}
+
+extension ProcessingOptions.OutputFormat {
+    /// The output format for `format`; `nil` for formats Imago does not
+    /// write (GIF, HEIC, JPEG XL).
+    public init?(_ format: ImageFormat) {
+        switch format {
+        case .jpeg: self = .jpeg
+        case .png: self = .png
+        case .webp: self = .webp
+        case .avif: self = .avif
+        case .gif, .heic, .jxl: return nil
+        }
+    }
+
+    /// The library's name for the format.
+    public var imageFormat: ImageFormat {
+        switch self {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .webp: .webp
+        case .avif: .avif
+        }
     }
 }
 

@@ -31,8 +31,11 @@ public struct ImageServerConfiguration: Sendable {
     public var timeToLive: Int
     /// Whether a path without a format gets WebP when the client's `Accept` lists it.
     public var automaticWebP: Bool
-    /// The JPEG and WebP quality when a path names none. Default: 80.
-    public var defaultQuality: Int
+    /// The quality of JPEG, WebP and AVIF output when a path names none.
+    /// Default: `nil`, each format's own default, the same as the library's
+    /// and `imago fetch`'s (`ImageEncoders.defaultQuality(for:)`: JPEG 85,
+    /// WebP 80, AVIF 60).
+    public var defaultQuality: Int?
     /// The largest width or height of an output image.
     public var maximumOutputSide: Int
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
@@ -60,7 +63,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumConcurrentDownloads = max(8, 4 * cores)
         self.timeToLive = 31_536_000
         self.automaticWebP = false
-        self.defaultQuality = 80
+        self.defaultQuality = nil
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.dataCache = nil

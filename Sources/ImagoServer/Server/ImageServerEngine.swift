@@ -153,7 +153,7 @@ final class ImageServerEngine: Sendable {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
                     let image = options.apply(to: response.image, maximumSide: maximumSide)
                     // `options.format` is set unless the output follows the source.
-                    let format = options.format ?? ProcessingOptions.format(following: response.format)
+                    let format = options.format ?? ProcessingOptions.format(following: response.format, hasAlpha: image.pixelFormat.hasAlpha)
                     return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
                 }
             }
@@ -177,17 +177,31 @@ final class ImageServerEngine: Sendable {
         }
     }
 
-    /// A size to decode to, so JPEG's DCT scaling does most of the work: the
-    /// box itself for `fit` or a box with a free side, a box the result
-    /// covers otherwise; no hint when both sides are free.
+    /// A size to decode to, so the decoder's own scaling (JPEG's DCT
+    /// scaling, PNG's rows downscaled as they arrive) does the resampling:
+    /// the box itself for `fit` or a box with a free side, the box
+    /// stretched to for `force`, a box the result covers otherwise (the
+    /// crop, at any gravity, is ``ProcessingOptions/apply(to:maximumSide:)``'s);
+    /// no hint when both sides are free. The plan worked out again on the
+    /// decoded image then scales by 1, so the source is resampled once
+    /// (not for `auto` that turns out to be `fit`, which was decoded to
+    /// cover the box, for `force` with `el:1` that shrinks one side and
+    /// enlarges the other, or when the server's maximum side is smaller
+    /// than the box: those are resampled again).
     private func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
         guard options.width > 0 || options.height > 0 else { return nil }
         let unbounded = 1 << 30
-        let fits = options.resizingType == .fit || options.width == 0 || options.height == 0
+        let mode: ResizeMode = if options.width == 0 || options.height == 0 || options.resizingType == .fit {
+            .fit
+        } else if options.resizingType == .force {
+            .force
+        } else {
+            .fill
+        }
         return Thumbnail(
             width: options.width > 0 ? options.width : unbounded,
             height: options.height > 0 ? options.height : unbounded,
-            mode: fits ? .fit : .fill
+            mode: mode
         )
     }
 

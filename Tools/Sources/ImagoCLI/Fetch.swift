@@ -10,8 +10,16 @@ struct Fetch: AsyncParsableCommand {
         abstract: "Load images, decode them, and optionally resize and write them to a folder.",
         discussion: """
         Each SOURCE is an http(s) URL, a file URL or a path. With --output, each image is \
-        written to DIR, named after its source, in --format (default: the source's format, \
-        or PNG for GIF, HEIC and JPEG XL sources). Files are written whole or not at all.
+        written to DIR, named after its source, in --format. Without it: the source's format \
+        for JPEG, PNG, WebP and AVIF; PNG for GIF; JPEG for HEIC, JPEG XL and unknown \
+        sources; PNG instead of JPEG for an image with alpha (the image server chooses the \
+        same way). Quality without --quality: jpeg 85, webp 80, avif 60. Files are written \
+        whole or not at all.
+
+        --max-size and --resize never enlarge. --resize fits the image inside WxH; with \
+        --crop it covers WxH and the overflow is cut evenly from both sides. The result is \
+        the pixels Image.resized(toFit:height:mode:) and the image server (rs:fit, rs:fill) \
+        give for the same source and box.
         """
     )
 
@@ -33,7 +41,7 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .long, help: "The format to write: png, jpeg, webp or avif.")
     var format: OutputFormat?
 
-    @Option(name: .long, help: "Quality for jpeg, webp and avif, 1-100.")
+    @Option(name: .long, help: "Quality for jpeg, webp and avif, 1-100 (default: 85, 80 and 60).")
     var quality: Int?
 
     @Option(name: .long, help: ArgumentHelp("Scale down so the longer side is at most N pixels.", valueName: "N"))
@@ -148,8 +156,9 @@ struct Fetch: AsyncParsableCommand {
             let sourceFormat = names.format(of: url, from: response)
             var written: String?
             if let directory {
-                let target = format?.format ?? Self.defaultOutputFormat(following: sourceFormat)
-                let encoded = try encoder(for: target).encode(image)
+                let target = format?.format ?? ImageFormat.defaultOutputFormat(forSource: sourceFormat, hasAlpha: image.pixelFormat.hasAlpha)
+                // The target is always a format Imago writes.
+                let encoded = try ImageEncoders.encoder(for: target, quality: quality)!.encode(image)
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
                 try OutputFile.save(encoded, to: file)
                 written = file.path
@@ -186,26 +195,6 @@ struct Fetch: AsyncParsableCommand {
         if let maxSize { return Thumbnail(maximumPixelSize: maxSize, filter: filter, linearLight: linearLight) }
         if let box { return Thumbnail(width: box.width, height: box.height, mode: crop ? .crop : .fit, filter: filter, linearLight: linearLight) }
         return nil
-    }
-
-    /// The format written without `--format`: the source's, or PNG for the
-    /// formats Imago does not write (GIF, HEIC, JPEG XL) and unknown sources.
-    static func defaultOutputFormat(following source: ImageFormat?) -> ImageFormat {
-        switch source {
-        case .jpeg?: .jpeg
-        case .webp?: .webp
-        case .avif?: .avif
-        case .png?, .gif?, .heic?, .jxl?, nil: .png
-        }
-    }
-
-    private func encoder(for format: ImageFormat) -> any ImageEncoding {
-        switch format {
-        case .jpeg: ImageEncoders.jpeg(quality: quality ?? 85)
-        case .webp: ImageEncoders.webp(quality: Float(quality ?? 80))
-        case .avif: ImageEncoders.avif(quality: quality ?? 60)
-        default: ImageEncoders.png()
-        }
     }
 
     /// The file name stem for a source: its last path component without

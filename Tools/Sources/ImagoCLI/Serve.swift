@@ -18,6 +18,12 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
         where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. Also GET /health and GET /metrics.
+        Resizing follows imgproxy (rt:fit|fill|fill-down|force|auto, zero sides keep the aspect ratio, el:1 enlarges, \
+        g: gravity or sm) with the library's geometry: rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
+        and `--resize WxH --crop`. \
+        Without a format in the URL (or WebP from --auto-webp): the source's format for JPEG, PNG, WebP and AVIF; \
+        PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha. Without q: \
+        jpeg 85, webp 80, avif 60.
         Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
         """
     )

@@ -87,17 +87,18 @@ final class LockedBytes: @unchecked Sendable {
         #expect(info.status == 0, "\(info.stderr)")
         let facts = info.objects.map { "\($0["format"] ?? "") \($0["width"] ?? "")x\($0["height"] ?? "") \($0["frames"] ?? "")" }
         #expect(facts == ["avif 96x64 1", "heic 16x24 1", "jxl 64x48 4", "png 64x48 4"])
-        // Written without --format: AVIF stays AVIF; HEIC, JPEG XL and APNG (first frame) become PNG. Twice, into the same folder.
+        // Written without --format: AVIF stays AVIF, APNG stays PNG (first frame), HEIC becomes JPEG, and this
+        // JPEG XL, which has alpha, PNG (the library's policy). Twice, into the same folder.
         let output = directory.appendingPathComponent("formats")
         for _ in 0..<2 {
             let run = try imago(["fetch", "--output", output.path, "--json"] + files)
             #expect(run.status == 0, "\(run.stderr)")
         }
         let written = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
-        #expect(written == ["animated.png", "offsets.png", "orientation6.png", "rgba8.avif"])
+        #expect(written == ["animated.png", "offsets.png", "orientation6.jpg", "rgba8.avif"])
         let avif = try Data(contentsOf: output.appendingPathComponent("rgba8.avif"))
         #expect(try ImageDecoders.info(for: avif).format == .avif)
-        let turned = try ImageDecoders.png().decode(try Data(contentsOf: output.appendingPathComponent("orientation6.png")))
+        let turned = try ImageDecoders.jpeg().decode(try Data(contentsOf: output.appendingPathComponent("orientation6.jpg")))
         #expect((turned.width, turned.height) == (16, 24))
         // --format avif converts, with a quality.
         let converted = try imago(["fetch", "--output", output.path, "--format", "avif", "--quality", "40", Self.codecFixture("jxl/rgb8-lossy.jxl")])
@@ -182,6 +183,53 @@ final class LockedBytes: @unchecked Sendable {
         #expect(files == ["photo-2.webp", "photo.webp"])
         let image = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.webp")))
         #expect(image.width == 100 && image.height == 67)
+    }
+
+    /// `fetch --resize` and `--max-size` resize with the library's geometry:
+    /// a PNG source (whose thumbnail is its full decode resized, to the bit)
+    /// gives the pixels of `Image.resized`, as the image server does for the
+    /// same box (ImagoServerTests' SamePixelsTests); a JPEG source gives the
+    /// decoder's thumbnail.
+    @Test(arguments: [
+        (["--resize", "64x64"], Thumbnail(width: 64, height: 64)),
+        (["--resize", "37x23"], Thumbnail(width: 37, height: 23)),
+        (["--resize", "50x50", "--crop"], Thumbnail(width: 50, height: 50, mode: .crop)),
+        (["--resize", "37x23", "--crop"], Thumbnail(width: 37, height: 23, mode: .crop)),
+        (["--max-size", "45"], Thumbnail(maximumPixelSize: 45)),
+    ])
+    func fetchGivesTheLibrarysPixels(arguments: [String], thumbnail: Thumbnail) throws {
+        let source = TestImages.gradient(width: 203, height: 117)
+        let png = fixtures.appendingPathComponent("source-\(UUID().uuidString).png")
+        try ImageEncoders.png().encode(source).write(to: png)
+        let output = directory.appendingPathComponent("pixels-\(UUID().uuidString)")
+        let run = try imago(["fetch", "--no-cache", "--output", output.path, "--format", "png"] + arguments + [png.path, path("photo.jpg")])
+        #expect(run.status == 0, "\(run.stderr)")
+        func written(_ name: String) throws -> Image {
+            try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent(name)))
+        }
+        let resized = arguments.first == "--max-size"
+            ? source.resized(maximumPixelSize: thumbnail.width)
+            : source.resized(toFit: thumbnail.width, height: thumbnail.height, mode: thumbnail.mode)
+        #expect(try written(png.deletingPathExtension().lastPathComponent + ".png") == resized)
+        let jpeg = try Data(contentsOf: fixtures.appendingPathComponent("photo.jpg"))
+        #expect(try written("photo.png") == ImageDecoders.all.decode(jpeg, options: ImageDecodingOptions(thumbnail: thumbnail)))
+    }
+
+    /// Without --format, the library's policy: the source's format when
+    /// Imago writes it, PNG for GIF, JPEG for HEIC and JPEG XL (PNG when
+    /// they have alpha), at the library's default qualities.
+    @Test func fetchWritesTheFormatTheLibraryChooses() throws {
+        let files = ["heic/rgb8.heic", "heic/rgba8.heic", "jxl/rgb8-lossy.jxl", "jxl/rgba8-lossless.jxl", "gif/pillow-animation.gif",
+                     "avif/rgb8-lossy.avif"].map(Self.codecFixture)
+        let output = directory.appendingPathComponent("policy")
+        let run = try imago(["fetch", "--no-cache", "--output", output.path] + files + [path("photo.jpg"), path("wide.png")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try contents(of: output) == [
+            "photo.jpg", "pillow-animation.png", "rgb8-lossy.avif", "rgb8-lossy.jpg", "rgb8.jpg", "rgba8-lossless.png", "rgba8.png", "wide.png",
+        ])
+        // JPEG at the library's default quality: the bytes `ImageEncoders.encoder(for: .jpeg)` writes.
+        let photo = try ImageDecoders.all.decode(try Data(contentsOf: fixtures.appendingPathComponent("photo.jpg")))
+        #expect(try Data(contentsOf: output.appendingPathComponent("photo.jpg")) == ImageEncoders.encoder(for: .jpeg)!.encode(photo))
     }
 
     /// The names in `folder`, hidden temporary files included.

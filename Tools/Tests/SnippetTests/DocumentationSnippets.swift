@@ -83,6 +83,18 @@ enum ReadmeSnippets {
         _ = (sharp, options)
     }
 
+    static func geometry(image: Image) throws {
+        // snippet: readme-geometry
+        let geometry = ResizeGeometry(sourceWidth: image.width, sourceHeight: image.height,
+                                      boxWidth: 300, boxHeight: 200, mode: .crop, gravity: .north)
+        let banner = image.resized(to: geometry)                  // 300x200, the top kept
+
+        let format = ImageFormat.defaultOutputFormat(forSource: .heic, hasAlpha: banner.pixelFormat.hasAlpha)
+        let data = try ImageEncoders.encoder(for: format)!.encode(banner)   // JPEG at 85; PNG with alpha
+        // end snippet
+        _ = data
+    }
+
     static func asyncHTTPClient() {
         // snippet: readme-async-http-client
         let loader = DataLoader(network: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()))

@@ -1,0 +1,44 @@
+/// Which format an image is written in when nobody asked for one: the one
+/// answer the `imago fetch` command and the image server both give.
+extension ImageFormat {
+    /// The formats Imago's encoders write (`ImagoCodecs`' `ImageEncoders`):
+    /// JPEG, PNG, WebP and AVIF.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+
+    /// Whether Imago has an encoder for the format: JPEG, PNG, WebP and AVIF do.
+    public var isWritable: Bool { Self.writableFormats.contains(self) }
+
+    /// Whether the format stores an alpha channel: all but JPEG.
+    public var storesAlpha: Bool { self != .jpeg }
+
+    /// The format to write an image decoded from a `source` file in, when
+    /// no format was asked for.
+    ///
+    /// - JPEG, PNG, WebP and AVIF keep their format: the source's owner
+    ///   chose it, and Imago writes it.
+    /// - GIF becomes PNG: lossless, so flat colours, sharp edges and
+    ///   transparency stay as they were (Imago writes no GIF; an animation
+    ///   keeps its first frame).
+    /// - HEIC, JPEG XL and an unknown source become JPEG, the format every
+    ///   reader has for photographs (a lossy source is a photograph far more
+    ///   often than not; AVIF would take much longer to write).
+    /// - Whatever the above says, an image with an alpha channel
+    ///   (`hasAlpha`, usually `image.pixelFormat.hasAlpha`) goes to PNG
+    ///   rather than to a format that cannot store alpha (JPEG).
+    ///
+    /// ```swift
+    /// ImageFormat.defaultOutputFormat(forSource: .heic, hasAlpha: false)   // .jpeg
+    /// ImageFormat.defaultOutputFormat(forSource: .heic, hasAlpha: true)    // .png
+    /// ImageFormat.defaultOutputFormat(forSource: .webp, hasAlpha: true)    // .webp
+    /// ```
+    public static func defaultOutputFormat(forSource source: ImageFormat?, hasAlpha: Bool) -> ImageFormat {
+        let format: ImageFormat = switch source {
+        case .jpeg?: .jpeg
+        case .png?, .gif?: .png
+        case .webp?: .webp
+        case .avif?: .avif
+        case .heic?, .jxl?, nil: .jpeg
+        }
+        return hasAlpha && !format.storesAlpha ? .png : format
+    }
+}
