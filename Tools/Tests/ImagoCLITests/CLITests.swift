@@ -364,8 +364,11 @@ final class LockedBytes: @unchecked Sendable {
         }
         try await server.stop()
         let reader = DataCache(configuration: .init(directory: cache))
+        // The keys the command's pipeline wrote under (these requests carry no credentials).
+        let keys = ImagePipeline(configuration: .init())
         for (path, body) in bodies {
-            #expect(reader.entry(for: server.url(path).absoluteString)?.data == body, "\(path)")
+            let key = try #require(keys.dataCacheKey(for: ImageRequest(url: server.url(path))))
+            #expect(reader.entry(for: key)?.data == body, "\(path)")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: cache.path)
         #expect(files.count == 40)

@@ -110,12 +110,17 @@ import FoundationNetworking
         return failure
     }
 
+    /// The disk-cache entry of a plain request for `url`, read directly.
+    private func storedEntry(_ url: URL, kind: LoaderKind) throws -> DataCacheEntry? {
+        cache.entry(for: try #require(pipeline(kind).dataCacheKey(for: ImageRequest(url: url))))
+    }
+
     @Test(arguments: LoaderKind.allCases) func aGoodImageIsCachedAsOneCompleteEntry(kind: LoaderKind) async throws {
         let response = try await pipeline(kind).image(for: ImageRequest(url: server.url("/good.png")))
         #expect(response.image.width == 160)
         #expect(cacheFiles.count == 1)
         #expect(!cacheFiles.contains { $0.hasPrefix(".tmp-") })
-        #expect(cache.entry(for: server.url("/good.png").absoluteString)?.data == Self.png)
+        #expect(try storedEntry(server.url("/good.png"), kind: kind)?.data == Self.png)
     }
 
     @Test(arguments: LoaderKind.allCases) func aResetBeforeTheHeadIsRetriedThenReported(kind: LoaderKind) async {
@@ -183,7 +188,7 @@ import FoundationNetworking
         #expect(response.image.width == 160)
         #expect(clock.sleeps == [3, 3])
         #expect(cacheFiles.count == 1)
-        #expect(cache.entry(for: server.url("/recovers").absoluteString)?.data == Self.png)
+        #expect(try storedEntry(server.url("/recovers"), kind: kind)?.data == Self.png)
     }
 
     @Test(arguments: LoaderKind.allCases) func imageBytesServedAsHTMLAreRejected(kind: LoaderKind) async {
@@ -211,7 +216,7 @@ import FoundationNetworking
         // Reloading takes the server's new bytes and replaces the entry whole.
         let third = try await pipeline(kind).image(for: ImageRequest(url: url, cachePolicy: .reloadIgnoringCaches))
         #expect(third.image.width == 5)
-        let stored = try #require(cache.entry(for: url.absoluteString))
+        let stored = try #require(try storedEntry(url, kind: kind))
         #expect(try ImageDecoders.all.decode(stored.data, options: .init()).width == 5)
         #expect(cacheFiles.count == 1)
     }
