@@ -3,7 +3,7 @@ import Testing
 
 /// The repository must check out and build on a case-insensitive disk (the
 /// default on macOS), where two paths that differ only in letter case are
-/// one path (DESIGN 3).
+/// one path.
 @Suite struct RepositoryLayoutTests {
     /// The repository's root: two folders above this file.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
