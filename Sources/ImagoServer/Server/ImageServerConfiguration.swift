@@ -31,7 +31,7 @@ public struct ImageServerConfiguration: Sendable {
     public var timeToLive: Int
     /// Whether a path without a format gets WebP when the client's `Accept` lists it.
     public var automaticWebP: Bool
-    /// The JPEG and WebP quality when a path names none. Default: 80.
+    /// The JPEG, WebP and AVIF quality when a path names none. Default: 80.
     public var defaultQuality: Int
     /// The largest width or height of an output image.
     public var maximumOutputSide: Int
