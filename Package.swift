@@ -56,7 +56,7 @@ let package = Package(
     targets: [
         // The core: Foundation and Dispatch, and the ecosystem's logging and
         // metrics APIs (no-ops until an application bootstraps a backend);
-        // no C library.
+        // no system C library, only its own kernels.
         // C kernels for the resampler's inner loops (SSE2, NEON, or scalar).
         .target(name: "CImagoKernels"),
         .target(
@@ -145,7 +145,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The image server (DESIGN 7): imgproxy-style paths and signatures,
+        // The image server: imgproxy-style paths and signatures,
         // the source guard. Its sources compile only with the Server trait.
         .target(
             name: "ImagoServer",

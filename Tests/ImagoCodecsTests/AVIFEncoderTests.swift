@@ -4,7 +4,7 @@ import ImagoCodecs
 import ImagoTesting
 import Testing
 
-/// DESIGN 8: AVIF output through libheif and libaom, read back by Imago's
+/// AVIF output through libheif and libaom, read back by Imago's
 /// own AVIF decoder (libavif with dav1d).
 @Suite struct AVIFEncoderTests {
     /// A 40x24 card: gradients, saturated bars and a gray ramp.

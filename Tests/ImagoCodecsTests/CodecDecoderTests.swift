@@ -4,7 +4,8 @@ import ImagoCodecs
 import ImagoTesting
 import Testing
 
-/// DESIGN 1.2: the decoder drives its table in two steps and checks limits in between.
+/// The decoder drives its `CodecFunctions` table in two steps (`open`, then
+/// `makeImage`) and checks limits in between.
 @Suite struct CodecDecoderTests {
     let data = Data([1, 2, 3, 4, 5])
     let image = TestImages.gradient(width: 4, height: 4)

@@ -4,7 +4,7 @@ import ImagoCodecs
 import ImagoTesting
 import Testing
 
-/// DESIGN 1.2 and 6: the GIF decoder over giflib draws exact pixels, follows
+/// The GIF decoder over giflib draws exact pixels, follows
 /// the browsers' animation rules and turns hostile bytes into typed errors.
 @Suite struct GIFDecoderTests {
     let decoder = CodecDecoder(format: .gif, functions: .gif)

@@ -4,7 +4,7 @@ import ImagoCodecs
 import ImagoTesting
 import Testing
 
-/// Hostile corpora (DESIGN 6): valid seed files of every format, made by the
+/// Hostile corpora: valid seed files of every format, made by the
 /// encoders, the GIF builder or committed fixtures (stills and animations),
 /// then truncated, bit-flipped, header-mutated and spliced with a seeded
 /// generator, so every run feeds the decoders the same few thousand inputs.

@@ -57,7 +57,7 @@ func corners(_ image: Image) -> [String] {
      colourName(image, x: 1, y: image.height - 2), colourName(image, x: image.width - 2, y: image.height - 2)]
 }
 
-/// DESIGN 8: AVIF through libavif and HEIC through libheif, on files made by
+/// AVIF through libavif and HEIC through libheif, on files made by
 /// Pillow, pyvips and pillow-heif (`scripts/fixtures/make-format-fixtures.py`).
 /// The reference decodes are libheif's; libavif upsamples 4:2:0 chroma
 /// bilinearly (as Pillow, through the same libavif), libheif by repeating.
@@ -185,7 +185,7 @@ func corners(_ image: Image) -> [String] {
     }
 }
 
-/// DESIGN 8: JPEG XL through libjxl, on files made by cjxl 0.7.
+/// JPEG XL through libjxl, on files made by cjxl 0.7.
 @Suite struct JXLDecoderTests {
     @Test(arguments: [
         ("jxl/rgb8-lossy.jxl", "jxl/rgb8-lossy.reference.png", 1, false),
@@ -265,7 +265,7 @@ func corners(_ image: Image) -> [String] {
     }
 }
 
-/// DESIGN 8: animated PNG, on files made by Pillow's APNG writer, against
+/// Animated PNG, on files made by Pillow's APNG writer, against
 /// frames composited by an independent implementation of the APNG spec.
 @Suite struct APNGTests {
     /// The facts `expected.json` records about `file`.
@@ -353,7 +353,7 @@ func corners(_ image: Image) -> [String] {
     }
 }
 
-/// DESIGN 8: files that browsers and Pillow show (made from valid files by
+/// Files that browsers and Pillow show (made from valid files by
 /// `make-format-fixtures.py`), decoded as the README's rules say.
 @Suite struct ToleranceTests {
     @Test func junkBeforeTheJPEGStartMarkerIsSkipped() throws {

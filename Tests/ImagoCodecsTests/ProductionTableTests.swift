@@ -3,7 +3,7 @@ import Imago
 import ImagoCodecs
 import Testing
 
-/// DESIGN 1.2, the other half: the production tables reach the real C
+/// The other half of `CodecDecoderTests` (which drive spy tables): the production tables reach the real C
 /// libraries. Each `open` reads the real header; each `makeImage` returns
 /// the real pixels; each failure carries the library's own name and code.
 @Suite struct ProductionTableTests {

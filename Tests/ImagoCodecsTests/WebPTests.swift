@@ -18,7 +18,9 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
     return Array(image.frames[frame].pixels[start..<start + image.pixelFormat.bytesPerPixel])
 }
 
-/// DESIGN 1.2 and 6: the WebP decoder over libwebp (stills) and libwebpdemux (animations).
+/// The WebP decoder over libwebp (stills) and libwebpdemux (animations):
+/// exact pixels from lossless files, composited frames, limits checked before decoding, and
+/// typed errors for damaged files.
 @Suite struct WebPDecoderTests {
     typealias Colour = WebPFixtureColours
     let decoder = CodecDecoder(format: .webp, functions: .webp)

@@ -3,7 +3,8 @@ import Imago
 import ImagoTesting
 import Testing
 
-/// DESIGN 1.5: queues as a dependency.
+/// Queues as a dependency: `DispatchQueue`, `ImmediateQueue` and `ManualQueue`
+/// behind ``Dispatching``.
 @Suite struct DispatchingTests {
     @Test func dispatchQueueRunsTheWorkOnThatQueue() async {
         let key = DispatchSpecificKey<String>()

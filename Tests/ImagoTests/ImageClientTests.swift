@@ -3,7 +3,7 @@ import Foundation
 import ImagoTesting
 import Testing
 
-/// DESIGN 1.3: the image client over the pipeline, with ImagoTesting doubles.
+/// The image client over the pipeline, with ImagoTesting doubles.
 @Suite(.timeLimit(.minutes(1))) struct ImageClientTests {
     let loader = MockDataLoader()
     let memory = ImageCache(configuration: .init(costLimit: 1 << 20))

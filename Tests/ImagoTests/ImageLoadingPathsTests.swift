@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// DESIGN 1.1: there is one way to check and decode an image response.
+/// There is one way to check and decode an image response.
 /// `NetworkClient.image` and `ImagePipeline` run the same checks (content
 /// type, status, decode, in that order), so they reject the same responses
 /// with the same ``ResponseError`` codes.

@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// DESIGN 1.1: the `async throws` operations (image, JSON, raw data) and how they wrap each layer's failure.
+/// The `async throws` operations (image, JSON, raw data) and how they wrap each layer's failure.
 @Suite struct NetworkClientTests {
     struct Album: Codable, Equatable, Sendable {
         let artist: String

@@ -3,7 +3,7 @@ import Testing
 
 /// The repository must check out and build on a case-insensitive disk (the
 /// default on macOS), where two paths that differ only in letter case are
-/// one path (DESIGN 3).
+/// one path.
 @Suite struct RepositoryLayoutTests {
     /// The repository's root: two folders above this file.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -70,5 +70,36 @@ import Testing
         // The layout this check was written for: the library's and the tool's folders.
         let collisions = Self.caseCollisions(in: ["Sources/Imago", "Sources/imago", "Sources/Imago/A.swift", "README.md"])
         #expect(collisions == [["Sources/Imago", "Sources/imago"]])
+    }
+
+    /// The lines of `text` that cite a file outside the repository: the
+    /// brief it was planned from (`DESIGN.md`, "DESIGN 7"), or a path that
+    /// climbs out of it (`../shared/...`).
+    static func outsideCitations(in text: String) -> [String] {
+        text.split(separator: "\n").map(String.init).filter { line in
+            line.contains("DESIGN.md") || line.contains("STYLE.md") || line.contains("../shared")
+                || line.range(of: #"DESIGN \d"#, options: .regularExpression) != nil
+        }
+    }
+
+    @Test func noTrackedFileCitesAFileOutsideTheRepository() throws {
+        let base = Self.root
+        var citations: [String] = []
+        let textExtensions: Set<String> = ["", "swift", "md", "sh", "py", "c", "h", "template", "conf", "txt", "yml"]
+        for path in try Self.trackedPaths() where textExtensions.contains(URL(fileURLWithPath: path).pathExtension) {
+            let url = base.appendingPathComponent(path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            citations += Self.outsideCitations(in: text).map { "\(path): \($0)" }
+        }
+        // This file's own examples are the exception.
+        citations.removeAll { $0.hasPrefix("Tests/ImagoTests/RepositoryLayoutTests.swift") }
+        #expect(citations == [])
+    }
+
+    @Test func theCitationCheckFindsTheBriefAndPathsOutside() {
+        let text = "/// DESIGN 7: the server\nplain line\nsee ../shared/corpora\n(see DESIGN.md)"
+        #expect(Self.outsideCitations(in: text).count == 3)
     }
 }

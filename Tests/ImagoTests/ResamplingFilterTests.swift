@@ -3,7 +3,7 @@ import Imago
 import ImagoTesting
 import Testing
 
-/// DESIGN 8: the Lanczos3 and Mitchell filters, against a direct
+/// The Lanczos3 and Mitchell filters, against a direct
 /// double-precision evaluation of the same separable convolution.
 @Suite struct ResamplingFilterTests {
     /// A deterministic photo-like RGB image: smooth fields, an edge and noise.

@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// DESIGN 1.1: which responses are accepted, in which order the checks run,
+/// The response contract: which responses are accepted, in which order the checks run,
 /// and what the errors carry.
 @Suite struct ResponseHandlerTests {
     let decoder: MockImageDecoder

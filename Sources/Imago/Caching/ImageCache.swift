@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let cache = ImageCache(configuration: .init(costLimit: 64 << 20, countLimit: 500))
-/// cache.store(image, for: ImageCacheKey("cover-42"))
+/// cache.store(image, for: ImageCacheKey("my-own-image"))   // or pipeline.cacheKey(for: request)
 /// ```
 ///
 /// Every operation is O(1) and takes one lock. An image costing more than

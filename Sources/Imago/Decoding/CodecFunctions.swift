@@ -12,8 +12,8 @@ import Foundation
 /// approved.
 ///
 /// `ImagoCodecs` provides the production tables (`CodecFunctions.png`,
-/// `.jpeg`, `.gif` and `.webp`, over libspng, TurboJPEG, giflib and
-/// libwebp). Tests swap in a spy or a failing table (`ImagoTesting`), or
+/// `.jpeg`, `.gif`, `.webp`, `.avif`, `.heif` and `.jxl`, over libspng,
+/// TurboJPEG, giflib, libwebp, libavif, libheif and libjxl). Tests swap in a spy or a failing table (`ImagoTesting`), or
 /// replace a single entry and keep the other real:
 ///
 /// ```swift

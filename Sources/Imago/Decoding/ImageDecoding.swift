@@ -6,7 +6,8 @@ import Foundation
 /// main thread. Implementations must be safe to call from several threads
 /// at once and must return a typed error, never crash, on any bytes.
 ///
-/// The codecs for JPEG, PNG, GIF and WebP live in the `ImagoCodecs` module;
+/// The codecs for JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL
+/// live in the `ImagoCodecs` module;
 /// ``ImageDecoderRegistry`` picks one by the data's format.
 public protocol ImageDecoding: Sendable {
     /// Decodes `data` into an image.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns an ``Image`` into encoded bytes of one format.
 ///
-/// `ImagoCodecs` ships encoders for PNG, JPEG and WebP (``ImageFormat``).
+/// `ImagoCodecs` ships encoders for PNG, JPEG, WebP and AVIF (``ImageFormat``).
 /// Encoding is synchronous and may be slow; implementations are safe to call
 /// from several threads at once.
 public protocol ImageEncoding: Sendable {

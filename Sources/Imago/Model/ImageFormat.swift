@@ -33,7 +33,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// browsers and Pillow do. Otherwise only the first 64 bytes are read: for the
     /// HEIF container, the `ftyp` box's major brand (`avif`, `avis`;
     /// `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`), or for a generic
-    /// major brand (`mif1`, `msf1`) its first compatible brand that names
+    /// major brand (`mif1`, `msf1`, `miaf`) its first compatible brand that names
     /// AVIF or HEIC.
     public init?(sniffing data: some DataProtocol) {
         let head = Array(data.prefix(64))

@@ -113,7 +113,8 @@ public final class ImagePrefetcher: Sendable {
 
 extension ImagePipeline {
     /// Runs only the data stage (disk cache, network, validation, storing),
-    /// sharing it with any request for the same URL.
+    /// sharing it with any request for the same ``DataIdentity`` (URL and
+    /// credentials, or image ID, and cache policy).
     func prefetchData(for request: ImageRequest) async throws {
         guard let identified = identify(request) else { throw ImagePipelineError(.invalidRequest, url: nil) }
         _ = try await dataStage.data(for: identified, subscription: JobSubscription(priority: request.priority))

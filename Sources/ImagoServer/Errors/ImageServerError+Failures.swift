@@ -3,7 +3,8 @@ import Imago
 
 extension ImageServerError {
     /// The server's answer for what the pipeline or an encoder threw: the
-    /// documented status for each kind of source failure (DESIGN 7).
+    /// ``Code`` documented for each kind of source failure (anything it
+    /// does not recognise is ``Code/sourceFailed``).
     init(answering error: any Error) {
         if let error = error as? ImageServerError {
             self = error

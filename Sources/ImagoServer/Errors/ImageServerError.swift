@@ -4,8 +4,8 @@ import Foundation
 /// Why the image server refused or failed a request: an HTTP status, a
 /// stable code and a message, sent as `{"error": {"code": ..., "message": ...}}`.
 ///
-/// The codes are part of the server's contract (DESIGN 7); clients and
-/// dashboards match on them.
+/// The codes and their statuses are part of the server's contract (listed
+/// in the README's "The image server"); clients and dashboards match on them.
 public struct ImageServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, with the status it is answered with.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -7,7 +7,7 @@ import Logging
 
 /// The image server as Hummingbird routes: mount it on a router (or a
 /// group of one) and every `GET` or `HEAD` below that path is an image
-/// path in the format of DESIGN 7 (the format imgproxy made common).
+/// path as ``ImageServerPath`` describes it (the format imgproxy made common).
 ///
 /// ```swift
 /// let router = Router()

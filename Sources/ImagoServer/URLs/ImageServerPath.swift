@@ -1,7 +1,7 @@
 #if Server
 import Foundation
 
-/// An image-server path in the format imgproxy made common (DESIGN 7):
+/// An image-server path in the format imgproxy made common:
 ///
 ///     /{signature}/{option}/{option}/.../plain/{percent-encoded source}[@{extension}]
 ///     /{signature}/{option}/{option}/.../{base64url source}[.{extension}]

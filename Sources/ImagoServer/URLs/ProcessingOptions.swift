@@ -1,6 +1,6 @@
 #if Server
 /// What the server does to a source image: the options of an imgproxy-style
-/// path (DESIGN 7), with imgproxy's defaults.
+/// path (``ImageServerPath``), with imgproxy's defaults.
 ///
 /// ```swift
 /// var options = ProcessingOptions()

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// Runs a root command with the exit statuses of the command-line contract
-/// (DESIGN 4): 0 when every source succeeded, 1 when any failed, 2 for a
-/// usage error.
+/// (README.md, "The command-line tool"): 0 when every source succeeded, 1
+/// when any failed, 2 for a usage error.
 public enum CommandRunner {
     /// Parses the arguments, runs the command and exits.
     public static func run<Command: ParsableCommand>(_ root: Command.Type) async {

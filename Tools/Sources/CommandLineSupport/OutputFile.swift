@@ -7,7 +7,7 @@ import Musl
 import Darwin
 #endif
 
-/// Writes output files whole or not at all (DESIGN 4 and 6).
+/// Writes output files whole or not at all.
 ///
 /// The bytes go to a temporary file in the destination's folder, which is
 /// then renamed over the destination with `rename(2)`: a reader sees the old

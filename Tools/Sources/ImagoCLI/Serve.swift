@@ -9,7 +9,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 
-/// `imago serve`: the image server (DESIGN 7) on its own, with `/health`,
+/// `imago serve`: the image server (``ImageServer``) on its own, with `/health`,
 /// `/metrics` (Prometheus text), one log line per request on stderr, and a
 /// graceful stop on SIGTERM or SIGINT.
 struct Serve: AsyncParsableCommand {

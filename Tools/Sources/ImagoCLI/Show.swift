@@ -12,7 +12,7 @@ struct Show: AsyncParsableCommand {
         abstract: "Draw an image in the terminal with 24-bit colour half blocks, aspect kept.",
         discussion: """
         With NO_COLOR set, the image is drawn in shades (░▒▓█) with no escape sequences. \
-        On a terminal, an animation (GIF, WebP, APNG, JPEG XL) plays in place at its frame durations, \
+        On a terminal, an animation (GIF, WebP, APNG, JPEG XL, AVIF) plays in place at its frame durations, \
         as many times as the file says (forever for most), small enough to fit the window; Ctrl-C stops \
         it and gives the cursor back. Piped, only the first frame is drawn.
         """

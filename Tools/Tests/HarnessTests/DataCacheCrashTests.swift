@@ -3,7 +3,8 @@ import Imago
 @testable import imago_harness
 import Testing
 
-/// Crash safety of the disk cache (DESIGN 6), with real processes:
+/// Crash safety of the disk cache (``DataCache`` writes a temporary file and
+/// renames it into place: readers see an entry whole or not at all), with real processes:
 /// `imago-harness cache` writers killed with SIGKILL at random moments, and two
 /// processes sharing one directory. Values are self-describing
 /// (``BenchCacheValue``), so every entry that reads back can be checked for

@@ -14,7 +14,8 @@ final class LockedBytes: @unchecked Sendable {
     var bytes: [UInt8] { lock.withLock { storage } }
 }
 
-/// The `imago` binary, run as a user would, against the command-line contract (DESIGN 4).
+/// The `imago` binary, run as a user would, against the command-line contract
+/// (README.md, "The command-line tool").
 @Suite struct CLITests {
     struct Run {
         let status: Int32

@@ -8,7 +8,7 @@ import ImagoServer
 import LoopbackServer
 import Testing
 
-/// Every error status of DESIGN 7, with its JSON body, from a real origin.
+/// Every error status of the image server (``ImageServerError/Code``), with its JSON body, from a real origin.
 @Suite struct ErrorStatusTests {
     /// Requests `path` and checks the status, the code and the headers every error carries.
     func expectError(_ client: any TestClientProtocol, _ path: String, status: HTTPResponse.Status, code: String,

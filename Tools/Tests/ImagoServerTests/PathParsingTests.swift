@@ -2,7 +2,7 @@ import Foundation
 import ImagoServer
 import Testing
 
-/// Every option of DESIGN 7, its short form, and what malformed paths answer.
+/// Every option of an imgproxy-style path (``ProcessingOptions``), its short form, and what malformed paths answer.
 @Suite struct PathParsingTests {
     let source = "http%3A%2F%2Forigin.example%2Fa.jpg"
     let sourceURL = URL(string: "http://origin.example/a.jpg")!
