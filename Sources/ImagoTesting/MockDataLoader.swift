@@ -17,6 +17,16 @@ import FoundationNetworking
 /// #expect(loader.requests.map(\.url) == [url])
 /// ```
 ///
+/// A held response waits until the test releases it, step by step or at once:
+///
+/// ```swift
+/// loader.stub(url, MockResponse.image(pngBytes).held())
+/// let call = Task { try await client.image(for: URLRequest(url: url)) }
+/// let load = await loader.waitForTask(for: url)
+/// call.cancel()                          // or load.complete()
+/// #expect(load.isCancelled)
+/// ```
+///
 /// A URL with no stub fails with ``MockDataLoader/Unstubbed``.
 public final class MockDataLoader: DataLoading {
     /// The error for a request whose URL has no stub.
