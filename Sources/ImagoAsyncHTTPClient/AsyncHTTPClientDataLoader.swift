@@ -140,7 +140,8 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
                     // body that keeps trickling in: the total timeout is kept here.
                     group.addTask {
                         try await Task.sleep(nanoseconds: UInt64(max(0, (deadline - .now()).nanoseconds)))
-                        throw DataLoadingError(.timedOut, url: url, message: "the load took longer than \(self.configuration.totalTimeout) s")
+                        let limit = self.configuration.totalTimeout
+                        throw DataLoadingError(.timedOut, url: url, message: "the load took longer than \(limit) s")
                     }
                     try await group.next()
                     group.cancelAll()
@@ -172,7 +173,8 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         } catch {
             let failure = failure(for: error, url: url)
             guard failure.code == .transport else { throw failure }
-            throw DataLoadingError(.connectionLost, url: url, message: "the connection closed after \(received) bytes of the body: \(error)", underlying: error)
+            let message = "the connection closed after \(received) bytes of the body: \(error)"
+            throw DataLoadingError(.connectionLost, url: url, message: message, underlying: error)
         }
     }
 

@@ -54,13 +54,18 @@ public final class MockDataTask: Sendable {
     public var isFinished: Bool { state.withLock { $0.isFinished } }
     /// How many scripted steps are still to be delivered: the response (or
     /// the start of a body without one), each chunk, and the end.
-    public var remainingEventCount: Int { state.withLock { $0.steps.count } }
+    public var remainingStepCount: Int { state.withLock { $0.steps.count } }
 
     /// Delivers the next step; returns `false` when none was left or the
     /// load was cancelled.
     @discardableResult
     public func advance() -> Bool {
-        enum Action { case head(DataLoadingResponse), chunk(Data, AsyncThrowingStream<Data, any Error>.Continuation?), end((any Error)?, AsyncThrowingStream<Data, any Error>.Continuation?) }
+        typealias Chunks = AsyncThrowingStream<Data, any Error>.Continuation
+        enum Action {
+            case head(DataLoadingResponse)
+            case chunk(Data, Chunks?)
+            case end((any Error)?, Chunks?)
+        }
         let action = state.withLock { state -> Action? in
             guard !state.isFinished, !state.steps.isEmpty else { return nil }
             let step = state.steps.removeFirst()

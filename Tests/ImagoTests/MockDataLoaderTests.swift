@@ -41,7 +41,7 @@ import FoundationNetworking
         let started = Task { try await loader.load(URLRequest(url: exampleURL)) }
         let task = await loader.waitForTask(for: exampleURL)
         #expect(task.isHeld)
-        #expect(task.remainingEventCount == 4)
+        #expect(task.remainingStepCount == 4)
         task.advance()
         let loaded = try await started.value
         #expect((loaded.response as? HTTPURLResponse)?.statusCode == 200)
