@@ -103,21 +103,15 @@ public struct MockResponse: Sendable {
         return copy
     }
 
-    /// The steps of a load of `url` with this response, in order.
-    func steps(for url: URL) -> [MockDataTask.Step] {
-        if !deliversResponse && chunks.isEmpty, let error { return [.end(error)] }
-        var response: URLResponse?
-        if deliversResponse {
-            let length = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? -1
-            if let statusCode {
-                response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
-                    ?? URLResponse(url: url, mimeType: nil, expectedContentLength: length, textEncodingName: nil)
-            } else {
-                let type = headers.first { $0.key.lowercased() == "content-type" }?.value
-                response = URLResponse(url: url, mimeType: type, expectedContentLength: length, textEncodingName: nil)
-            }
+    /// The response metadata for `url`; `nil` when none is delivered.
+    func urlResponse(for url: URL) -> URLResponse? {
+        guard deliversResponse else { return nil }
+        if let statusCode, let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers) {
+            return response
         }
-        return [.head(response)] + chunks.map { .chunk($0) } + [.end(error)]
+        let length = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? -1
+        let type = headers.first { $0.key.lowercased() == "content-type" }?.value
+        return URLResponse(url: url, mimeType: type, expectedContentLength: length, textEncodingName: nil)
     }
 
     private static func split(_ data: Data, chunkSize: Int?) -> [Data] {
