@@ -16,15 +16,15 @@ struct ImageServerReply: Sendable {
     var outcome: String
 }
 
-/// What identifies one rendered output: the canonical path of the source
-/// and the options with the negotiated format, and whether the format
-/// follows the source (it is then unknown until the source is loaded).
+/// What identifies one rendered output: the source and the options, with
+/// the negotiated format (`nil` when the output follows the source's
+/// format, which is known only once the source is loaded).
 struct RenderIdentity: Hashable, Sendable {
-    let path: String
-    let followsSource: Bool
+    let source: URL
+    let options: ProcessingOptions
 
-    /// What the output cache counts for keeping it.
-    var cost: Int { path.utf8.count }
+    /// What the output cache counts for the key beside the output's bytes.
+    var cost: Int { source.absoluteString.utf8.count + 64 }
 }
 
 /// The server without HTTP plumbing: parse and check the path, join or
@@ -91,10 +91,7 @@ final class ImageServerEngine: Sendable {
         var chosen = parsed.options
         chosen.format = choice.format
         let options = chosen
-        let key = RenderIdentity(
-            path: ImageServerPath(source: parsed.source, options: options).path(signedWith: nil),
-            followsSource: choice.format == nil
-        )
+        let key = RenderIdentity(source: parsed.source, options: options)
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
