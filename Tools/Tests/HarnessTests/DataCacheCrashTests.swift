@@ -29,18 +29,28 @@ import Testing
         let handles: [FileHandle]
 
         /// Waits until the process has opened the cache (its first stderr line), at most `timeout`.
-        func waitUntilRunning(timeout: Duration = .seconds(60)) -> Bool {
+        ///
+        /// Every wait in this suite suspends instead of blocking a thread:
+        /// the suite runs for a minute or more beside the others, and a
+        /// blocked thread of the test runner's few would starve them.
+        func waitUntilRunning(timeout: Duration = .seconds(60)) async -> Bool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline && process.isRunning {
                 if ((try? FileManager.default.attributesOfItem(atPath: stderr.path)[.size] as? Int) ?? 0) > 0 { return true }
-                usleep(1_000)
+                try? await Task.sleep(for: .milliseconds(1))
             }
             return false
         }
 
-        /// Waits for the exit and closes the output files; returns stdout.
-        func finish() throws -> String {
-            process.waitUntilExit()
+        /// Waits for the exit (on a Dispatch thread, off the test runner's)
+        /// and closes the output files; returns stdout.
+        func finish() async throws -> String {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async { [process] in
+                    process.waitUntilExit()
+                    continuation.resume()
+                }
+            }
             for handle in handles { try handle.close() }
             return try String(contentsOf: stdout, encoding: .utf8)
         }
@@ -69,9 +79,9 @@ import Testing
     }
 
     /// `imago-harness cache --mode verify`: its summary, after checking that it passed.
-    func verifyProcess(_ comment: String, sizeLimit: Int = Self.sizeLimit) throws -> [String: Any] {
+    func verifyProcess(_ comment: String, sizeLimit: Int = Self.sizeLimit) async throws -> [String: Any] {
         let running = try start(["--mode", "verify"], sizeLimit: sizeLimit)
-        let summary = Self.summary(try running.finish())
+        let summary = Self.summary(try await running.finish())
         #expect(running.process.terminationStatus == 0, "\(comment): \(running.errors)")
         #expect(summary["corrupt"] as? Int == 0, "\(comment): \(summary)")
         #expect(summary["works"] as? Bool == true, "\(comment): \(summary)")
@@ -139,7 +149,7 @@ import Testing
         }
     }
 
-    @Test func writersKilledAtRandomMomentsLeaveOnlyCompleteEntries() throws {
+    @Test func writersKilledAtRandomMomentsLeaveOnlyCompleteEntries() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let kills = 200
         var verified = 0, damagedFiles = 0, mostTemporaryFiles = 0
@@ -150,11 +160,11 @@ import Testing
             // Writers and mixed readers-writers, killed 2-100 ms into their loop.
             let launched = ContinuousClock.now
             let running = try start(["--mode", round % 2 == 0 ? "write" : "mixed"])
-            #expect(running.waitUntilRunning(), "kill \(round): the writer did not start: \(running.errors)")
+            #expect(await running.waitUntilRunning(), "kill \(round): the writer did not start: \(running.errors)")
             starting += ContinuousClock.now - launched
-            usleep(UInt32.random(in: 2_000...100_000))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 2...100)))
             kill(running.process.processIdentifier, SIGKILL)
-            _ = try running.finish()
+            _ = try await running.finish()
             #expect(running.process.terminationReason == .uncaughtSignal, "kill \(round): \(running.errors)")
             try? FileManager.default.removeItem(at: running.stdout)
             try? FileManager.default.removeItem(at: running.stderr)
@@ -170,7 +180,7 @@ import Testing
                 corrupt += check.corrupt.map { "kill \(round): \($0)" }
             }
             mostTemporaryFiles = max(mostTemporaryFiles, temporaryFiles().count)
-            if round % 25 == 0 { _ = try verifyProcess("after kill \(round)") }
+            if round % 25 == 0 { _ = try await verifyProcess("after kill \(round)") }
         }
         print("DataCacheCrash: \(kills) kills in \(ContinuousClock.now - started) (starting writers \(starting), checking \(checking)), \(verified) entries verified, \(corrupt.count) corrupt reads, "
               + "\(damagedFiles) damaged entry files, at most \(mostTemporaryFiles) leftover temporary files")
@@ -183,17 +193,17 @@ import Testing
         try Data(BenchCacheValue.entry(index: 0, version: 1, size: 10_000).data.prefix(5_000)).write(to: cutShort)
         let leftovers = temporaryFiles()
         #expect(leftovers.count >= 1)
-        _ = try verifyProcess("with \(leftovers.count) temporary files")
+        _ = try await verifyProcess("with \(leftovers.count) temporary files")
         // ...and once older than ten minutes, the next process to store an entry sweeps them,
         // even one far under its size limit, which never trims.
         let old = Date().addingTimeInterval(-11 * 60)
         for file in leftovers { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file.path) }
-        _ = try verifyProcess("sweeping", sizeLimit: 1 << 40)
+        _ = try await verifyProcess("sweeping", sizeLimit: 1 << 40)
         let remaining = Set(temporaryFiles().map(\.lastPathComponent))
         #expect(leftovers.allSatisfy { !remaining.contains($0.lastPathComponent) }, "\(remaining)")
         // A writer over the limit still trims, and the cache still works.
         let writer = try start(["--mode", "write", "--seconds", "0.5"])
-        let summary = Self.summary(try writer.finish())
+        let summary = Self.summary(try await writer.finish())
         #expect(writer.process.terminationStatus == 0, "\(writer.errors)")
         #expect((summary["writes"] as? Int ?? 0) > 0)
         let cache = DataCache(configuration: .init(directory: cacheDirectory, sizeLimit: Self.sizeLimit))
@@ -204,12 +214,12 @@ import Testing
         #expect(checkInProcess().corrupt.isEmpty)
     }
 
-    @Test func twoProcessesReadingAndWritingOneDirectoryNeverReadACorruptEntry() throws {
+    @Test func twoProcessesReadingAndWritingOneDirectoryNeverReadACorruptEntry() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let processes = try (0..<2).map { _ in try start(["--mode", "mixed", "--seconds", "3"]) }
         var reads = 0, writes = 0
         for running in processes {
-            let summary = Self.summary(try running.finish())
+            let summary = Self.summary(try await running.finish())
             #expect(running.process.terminationStatus == 0, "\(running.errors)")
             #expect(summary["corrupt"] as? Int == 0, "\(summary)")
             #expect((summary["hits"] as? Int ?? 0) > 0, "\(summary)")
@@ -218,7 +228,7 @@ import Testing
         }
         print("DataCacheCrash: two processes for 3 s: \(reads) reads, \(writes) writes, 0 corrupt")
         #expect(reads > 0 && writes > 0)
-        _ = try verifyProcess("after two processes")
+        _ = try await verifyProcess("after two processes")
         let check = checkInProcess()
         #expect(check.corrupt.isEmpty && check.damagedFiles == 0, "\(check.corrupt)")
     }
