@@ -134,27 +134,25 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         let (body, chunks) = AsyncThrowingStream.makeStream(of: Data.self)
         let relay = Task {
             do {
-                try await self.relay(response.body, into: chunks, url: url)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await self.relay(response.body, into: chunks, url: url) }
+                    // The client's deadline covers the response head, not a
+                    // body that keeps trickling in: the total timeout is kept here.
+                    group.addTask {
+                        try await Task.sleep(nanoseconds: UInt64(max(0, (deadline - .now()).nanoseconds)))
+                        let limit = self.configuration.totalTimeout
+                        throw DataLoadingError(.timedOut, url: url, message: "the load took longer than \(limit) s")
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
                 chunks.finish()
             } catch {
                 chunks.finish(throwing: logged(error, url: url))
             }
         }
-        // The client's deadline covers the response head, not a body that
-        // keeps trickling in: the total timeout is kept here, by a timer on
-        // the client's event loop (cheaper than a task that sleeps).
-        let totalTimeout = configuration.totalTimeout
-        let timer = client.eventLoopGroup.next().scheduleTask(deadline: deadline) { [logger] in
-            logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "total timeout"])
-            chunks.finish(throwing: DataLoadingError(.timedOut, url: url, message: "the load took longer than \(totalTimeout) s"))
-            relay.cancel()
-        }
-        // The body ended, or its reader stopped early (cancelled, or gone):
-        // the timer goes, and so does the load.
-        chunks.onTermination = { _ in
-            timer.cancel()
-            relay.cancel()
-        }
+        // A reader that stops early (cancelled, or gone) stops the load.
+        chunks.onTermination = { _ in relay.cancel() }
         return DataLoadingResponse(response: Self.urlResponse(response, for: url), body: body)
     }
 
