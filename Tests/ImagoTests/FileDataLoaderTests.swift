@@ -63,18 +63,16 @@ import FoundationNetworking
         #expect(error?.code == .unsupportedScheme)
     }
 
-    @Test func aCancelledReaderStopsBetweenChunks() async throws {
+    @Test func cancelBeforeReadingDeliversOnlyTheCancellation() async throws {
         let url = try write(Data(count: 10), named: "a.bin")
-        let read = Task {
-            let loaded = try await FileDataLoader(chunkSize: 4).load(URLRequest(url: url))
-            var received = 0
-            for try await chunk in loaded.body {
-                received += chunk.count
-                withUnsafeCurrentTask { $0?.cancel() }
-            }
-            return received
+        let events = await withCheckedContinuation { continuation in
+            let log = MockDataLoaderTests.EventLog()
+            let task = FileDataLoader().dataTask(with: URLRequest(url: url)) { log.record($0) }
+            task.cancel()
+            task.resume()
+            continuation.resume(returning: log.all)
         }
-        #expect(try await read.value == 4)
+        #expect(events == ["failed cancelled"])
     }
 
     @Test func networkClientDecodesFileURLsWithoutAStatus() async throws {

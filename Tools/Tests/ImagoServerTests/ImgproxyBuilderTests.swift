@@ -25,10 +25,10 @@ import FoundationNetworking
     struct ToOrigin: DataLoading {
         let origin: URL
         let inner: AsyncHTTPClientDataLoader
-        func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+        func dataTask(with request: URLRequest, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) -> any DataLoadingTask {
             var rewritten = request
             rewritten.url = origin.appendingPathComponent(request.url?.path ?? "/")
-            return try await inner.load(rewritten)
+            return inner.dataTask(with: rewritten, eventHandler: eventHandler)
         }
     }
 

@@ -42,17 +42,28 @@ import FoundationNetworking
 
         var hosts: [String] { given.withLock { $0.compactMap(\.host) } }
 
-        func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+        func dataTask(with request: URLRequest, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) -> any DataLoadingTask {
             let url = request.url!
             given.withLock { $0.append(url) }
             guard url.host == SourceGuardTests.publicAddress, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-                throw DataLoadingError(.cannotConnect, url: url, message: "the test transport connects to loopback only")
+                return RefusedTask(url: url, eventHandler: eventHandler)
             }
             components.host = "127.0.0.1"
             var rewritten = request
             rewritten.url = components.url
-            return try await inner.load(rewritten)
+            return inner.dataTask(with: rewritten, eventHandler: eventHandler)
         }
+    }
+
+    final class RefusedTask: DataLoadingTask {
+        let url: URL
+        let eventHandler: @Sendable (DataLoadingEvent) -> Void
+        init(url: URL, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
+            self.url = url
+            self.eventHandler = eventHandler
+        }
+        func resume() { eventHandler(.failed(DataLoadingError(.cannotConnect, url: url, message: "the test transport connects to loopback only"))) }
+        func cancel() {}
     }
 
     func configuration(_ transport: LoopbackOnlyTransport, _ table: [String: [String]],
