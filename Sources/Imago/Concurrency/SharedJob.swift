@@ -17,6 +17,9 @@ package final class SharedJob<Value: Sendable>: Sendable {
         var isCancelled = false
         var task: Task<Void, Never>?
         var priority: ImageRequest.Priority = .veryLow
+        /// How many subscribers ask for each priority (by raw value): the
+        /// highest is found in constant time, however many subscribers join.
+        var subscribersByPriority = [Int](repeating: 0, count: ImageRequest.Priority.allCases.count)
         var observers: [@Sendable (ImageRequest.Priority) -> Void] = []
     }
 
@@ -41,6 +44,7 @@ package final class SharedJob<Value: Sendable>: Sendable {
             let id = state.nextSubscriber
             state.nextSubscriber += 1
             state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onProgress: onProgress)
+            state.subscribersByPriority[priority.rawValue] += 1
             return id
         }
     }
@@ -64,7 +68,12 @@ package final class SharedJob<Value: Sendable>: Sendable {
 
     /// Changes a subscriber's priority.
     func setPriority(_ priority: ImageRequest.Priority, for subscriber: Int) {
-        state.withLock { $0.subscribers[subscriber]?.priority = priority }
+        state.withLock { state in
+            guard let old = state.subscribers[subscriber]?.priority else { return }
+            state.subscribers[subscriber]?.priority = priority
+            state.subscribersByPriority[old.rawValue] -= 1
+            state.subscribersByPriority[priority.rawValue] += 1
+        }
         recomputePriority()
     }
 
@@ -72,6 +81,7 @@ package final class SharedJob<Value: Sendable>: Sendable {
     func unsubscribe(_ subscriber: Int) {
         let (continuation, task, ended) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?, Bool) in
             let removed = state.subscribers.removeValue(forKey: subscriber)
+            if let removed { state.subscribersByPriority[removed.priority.rawValue] -= 1 }
             guard state.subscribers.isEmpty, state.result == nil, !state.isCancelled else {
                 return (removed?.continuation, nil, false)
             }
@@ -154,7 +164,8 @@ package final class SharedJob<Value: Sendable>: Sendable {
 
     private func recomputePriority() {
         let (changed, observers) = state.withLock { state -> (ImageRequest.Priority?, [@Sendable (ImageRequest.Priority) -> Void]) in
-            let priority = state.subscribers.values.map(\.priority).max() ?? state.priority
+            let highest = state.subscribersByPriority.lastIndex { $0 > 0 }
+            let priority = highest.flatMap(ImageRequest.Priority.init(rawValue:)) ?? state.priority
             guard priority != state.priority else { return (nil, []) }
             state.priority = priority
             return (priority, state.observers)
