@@ -34,6 +34,13 @@ import FoundationNetworking
         .data(Data(repeating: 7, count: count), contentType: "image/png", headers: ["Cache-Control": "max-age=600"])
     }
 
+    /// Puts a fresh entry of `byteCount` bytes in the disk cache for a plain request of ``url``.
+    private func storeFreshDiskEntry(byteCount: Int) throws {
+        let entry = DataCacheEntry(data: Data(repeating: 1, count: byteCount), contentType: "image/png",
+                                   storedAt: time.now, expiresAt: time.now.addingTimeInterval(600))
+        disk.store(entry, for: try #require(pipeline().dataCacheKey(for: request())))
+    }
+
     private func request(
         _ headers: [String: String] = [:],
         policy: ImageRequest.CachePolicy = .useCaches,
@@ -156,11 +163,7 @@ import FoundationNetworking
     }
 
     @Test func aReloadNeverGetsCachedBytesThroughAJobInFlight() async throws {
-        disk.store(
-            DataCacheEntry(data: Data(repeating: 1, count: 2), contentType: "image/png", storedAt: time.now,
-                           expiresAt: time.now.addingTimeInterval(600)),
-            for: try #require(pipeline().dataCacheKey(for: request()))
-        )
+        try storeFreshDiskEntry(byteCount: 2)
         loader.stub(url, payload(8).held())
         let pipeline = pipeline()
         let cached = pipeline.imageTask(for: request())
@@ -189,11 +192,7 @@ import FoundationNetworking
     func parallelRequestsWithDifferentPoliciesEachGetWhatTheirPolicyPromises(
         first: ImageRequest.CachePolicy, second: ImageRequest.CachePolicy
     ) async throws {
-        disk.store(
-            DataCacheEntry(data: Data(repeating: 1, count: 2), contentType: "image/png", storedAt: time.now,
-                           expiresAt: time.now.addingTimeInterval(600)),
-            for: try #require(pipeline().dataCacheKey(for: request()))
-        )
+        try storeFreshDiskEntry(byteCount: 2)
         loader.stub(url, payload(8).held())
         let pipeline = pipeline()
         let policies = [first, second]
