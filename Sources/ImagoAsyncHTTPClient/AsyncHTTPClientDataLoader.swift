@@ -104,126 +104,97 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         if ownsClient { _ = client.shutdown() }
     }
 
-    public func dataTask(
-        with request: URLRequest,
-        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
-    ) -> any DataLoadingTask {
-        AsyncHTTPClientTask(request: request, client: client, configuration: configuration, logger: logger, eventHandler: eventHandler)
-    }
-
-    /// `seconds` as NIO's time amount.
-    static func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
-        .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
-    }
-}
-
-
-/// One load: a Swift task that runs the request and streams its body.
-private final class AsyncHTTPClientTask: DataLoadingTask {
-    private let request: URLRequest
-    private let client: HTTPClient
-    private let configuration: AsyncHTTPClientDataLoader.Configuration
-    private let logger: Logger
-    private let eventHandler: @Sendable (DataLoadingEvent) -> Void
-    private struct State {
-        var started = false
-        var cancelled = false
-        var timedOut = false
-        var running: Task<Void, Never>?
-        var timer: DispatchWorkItem?
-    }
-
-    private let task = Locked(State())
-
-    init(request: URLRequest, client: HTTPClient, configuration: AsyncHTTPClientDataLoader.Configuration, logger: Logger,
-         eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
-        self.request = request
-        self.client = client
-        self.configuration = configuration
-        self.logger = logger
-        self.eventHandler = eventHandler
-    }
-
-    func resume() {
-        task.withLock { task in
-            guard !task.started else { return }
-            task.started = true
-            if task.cancelled {
-                task.running = Task { self.eventHandler(.failed(self.error(.cancelled, "the load was cancelled"))) }
-            } else {
-                let running = Task { await self.run() }
-                // AsyncHTTPClient's deadline covers the response head, not a
-                // body that keeps trickling in: the total timeout is kept here.
-                let timer = DispatchWorkItem { [weak self] in
-                    self?.task.withLock { $0.timedOut = true }
-                    running.cancel()
-                }
-                task.running = running
-                task.timer = timer
-                DispatchQueue.global().asyncAfter(deadline: .now() + configuration.totalTimeout, execute: timer)
-            }
-        }
-    }
-
-    func cancel() {
-        let (running, neverStarted) = task.withLock { task -> (Task<Void, Never>?, Bool) in
-            defer { task.cancelled = true }
-            return (task.running, !task.started && !task.cancelled)
-        }
-        running?.cancel()
-        if neverStarted { eventHandler(.failed(error(.cancelled, "the load was cancelled"))) }
-    }
-
-    private func error(_ code: DataLoadingError.Code, _ message: String, underlying: (any Error)? = nil) -> DataLoadingError {
-        DataLoadingError(code, url: request.url, message: message, underlying: underlying)
-    }
-
-    private func run() async {
-        defer { task.withLock { $0.timer }?.cancel() }
+    /// Sends `request` and returns once the response head arrived; the
+    /// body streams in as the client receives it.
+    ///
+    /// - Throws: ``DataLoadingError`` for a failure before the response (no
+    ///   connection, a timeout, a redirect limit, a `Content-Length` over
+    ///   the limit), or with ``DataLoadingError/Code/cancelled`` when the
+    ///   calling task is cancelled.
+    public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
         guard let url = request.url else {
-            eventHandler(.failed(error(.unsupportedScheme, "the request has no URL")))
-            return
+            throw DataLoadingError(.unsupportedScheme, url: nil, message: "the request has no URL")
         }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.add(name: name, value: value) }
         if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let limit = configuration.maximumResponseSize
-        var hasResponse = false
+        let deadline = NIODeadline.now() + Self.timeAmount(configuration.totalTimeout)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(outgoing, deadline: deadline, logger: logger)
+        } catch {
+            throw logged(failure(for: error, url: url), url: url)
+        }
+        logger.debug("response", metadata: ["url": "\(url.absoluteString)", "status": "\(response.status.code)"])
+        if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit {
+            throw DataLoadingError(.responseTooLarge, url: url, message: "Content-Length is \(declared) bytes; the limit is \(limit)")
+        }
+        let (body, chunks) = AsyncThrowingStream.makeStream(of: Data.self)
+        let relay = Task {
+            do {
+                try await self.relay(response.body, into: chunks, url: url)
+                chunks.finish()
+            } catch {
+                chunks.finish(throwing: logged(error, url: url))
+            }
+        }
+        // The client's deadline covers the response head, not a body that
+        // keeps trickling in: the total timeout is kept here, by a timer on
+        // the client's event loop (cheaper than a task that sleeps).
+        let totalTimeout = configuration.totalTimeout
+        let timer = client.eventLoopGroup.next().scheduleTask(deadline: deadline) { [logger] in
+            logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "total timeout"])
+            chunks.finish(throwing: DataLoadingError(.timedOut, url: url, message: "the load took longer than \(totalTimeout) s"))
+            relay.cancel()
+        }
+        // The body ended, or its reader stopped early (cancelled, or gone):
+        // the timer goes, and so does the load.
+        chunks.onTermination = { _ in
+            timer.cancel()
+            relay.cancel()
+        }
+        return DataLoadingResponse(response: Self.urlResponse(response, for: url), body: body)
+    }
+
+    /// Passes the body on as `Data` chunks, up to the size limit.
+    private func relay(_ body: HTTPClientResponse.Body, into chunks: AsyncThrowingStream<Data, any Error>.Continuation, url: URL) async throws {
+        let limit = configuration.maximumResponseSize
         var received = 0
         do {
-            let deadline = NIODeadline.now() + AsyncHTTPClientDataLoader.timeAmount(configuration.totalTimeout)
-            let response = try await client.execute(outgoing, deadline: deadline, logger: logger)
-            logger.debug("response", metadata: ["url": "\(url.absoluteString)", "status": "\(response.status.code)"])
-            if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit {
-                eventHandler(.failed(error(.responseTooLarge, "Content-Length is \(declared) bytes; the limit is \(limit)")))
-                return
-            }
-            eventHandler(.response(Self.urlResponse(response, for: url)))
-            hasResponse = true
-            for try await buffer in response.body {
+            for try await buffer in body {
                 received += buffer.readableBytes
                 if received > limit {
-                    eventHandler(.failed(error(.responseTooLarge, "the body grew past the limit of \(limit) bytes")))
-                    return
+                    throw DataLoadingError(.responseTooLarge, url: url, message: "the body grew past the limit of \(limit) bytes")
                 }
-                eventHandler(.data(Data(buffer.readableBytesView)))
+                chunks.yield(Data(buffer.readableBytesView))
             }
-            eventHandler(.finished)
+        } catch let error as DataLoadingError {
+            throw error
         } catch {
-            var failure = failure(for: error)
-            if failure.code == .transport && hasResponse {
-                failure = self.error(.connectionLost, "the connection closed after \(received) bytes of the body: \(error)", underlying: error)
-            }
-            logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "\(failure)"])
-            eventHandler(.failed(failure))
+            let failure = failure(for: error, url: url)
+            guard failure.code == .transport else { throw failure }
+            let message = "the connection closed after \(received) bytes of the body: \(error)"
+            throw DataLoadingError(.connectionLost, url: url, message: message, underlying: error)
         }
     }
 
+    /// `error`, logged as a failed load.
+    private func logged(_ error: any Error, url: URL) -> any Error {
+        logger.debug("load failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+        return error
+    }
+
+    /// `seconds` as NIO's time amount.
+    static func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
+    }
+
     /// The loader's error for what AsyncHTTPClient or NIO threw.
-    private func failure(for thrown: any Error) -> DataLoadingError {
-        if task.withLock({ $0.timedOut }) {
-            return error(.timedOut, "the load took longer than \(configuration.totalTimeout) s", underlying: thrown)
+    private func failure(for thrown: any Error, url: URL) -> DataLoadingError {
+        func error(_ code: DataLoadingError.Code, _ message: String, underlying: any Error) -> DataLoadingError {
+            DataLoadingError(code, url: url, message: message, underlying: underlying)
         }
         if thrown is CancellationError || Task.isCancelled {
             return error(.cancelled, "the load was cancelled", underlying: thrown)

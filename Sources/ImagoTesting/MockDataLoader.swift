@@ -17,6 +17,16 @@ import FoundationNetworking
 /// #expect(loader.requests.map(\.url) == [url])
 /// ```
 ///
+/// A held response waits until the test releases it, step by step or at once:
+///
+/// ```swift
+/// loader.stub(url, MockResponse.image(pngBytes).held())
+/// let call = Task { try await client.image(for: URLRequest(url: url)) }
+/// let load = await loader.waitForTask(for: url)
+/// call.cancel()                          // or load.complete()
+/// #expect(load.isCancelled)
+/// ```
+///
 /// A URL with no stub fails with ``MockDataLoader/Unstubbed``.
 public final class MockDataLoader: DataLoading {
     /// The error for a request whose URL has no stub.
@@ -30,7 +40,6 @@ public final class MockDataLoader: DataLoading {
         /// Per URL, the responses in turn and how many were used; the last repeats.
         var stubs: [URL: (responses: [MockResponse], used: Int)] = [:]
         var tasks: [MockDataTask] = []
-        var cancelled: [URLRequest] = []
         var waiters: [(url: URL?, continuation: CheckedContinuation<MockDataTask, Never>)] = []
     }
 
@@ -61,21 +70,21 @@ public final class MockDataLoader: DataLoading {
         stub(URL(string: string)!, response)
     }
 
-    /// Every request, in the order tasks were created.
+    /// Every request, in the order the loads started.
     public var requests: [URLRequest] { state.withLock { $0.tasks.map(\.request) } }
-    /// Every task created, in order.
+    /// Every load, in the order they started.
     public var tasks: [MockDataTask] { state.withLock { $0.tasks } }
-    /// The requests of every task cancelled, in the order of the cancels.
-    public var cancelledRequests: [URLRequest] { state.withLock { $0.cancelled } }
+    /// The requests of the loads that were cancelled, in the order the loads started.
+    public var cancelledRequests: [URLRequest] { tasks.filter(\.isCancelled).map(\.request) }
 
-    /// The tasks created for `url`, in order.
+    /// The loads of `url`, in order.
     public func tasks(for url: URL) -> [MockDataTask] {
         state.withLock { $0.tasks.filter { $0.request.url == url } }
     }
 
-    /// Waits until a task for `url` exists (any URL when `nil`) and returns the
-    /// first one: handy with held responses, when the code under test creates
-    /// the task on another thread.
+    /// Waits until a load of `url` started (of any URL when `nil`) and
+    /// returns the first one: handy with held responses, when the code under
+    /// test starts the load on another task.
     public func waitForTask(for url: URL? = nil) async -> MockDataTask {
         await withCheckedContinuation { continuation in
             let existing = state.withLock { state -> MockDataTask? in
@@ -87,25 +96,22 @@ public final class MockDataLoader: DataLoading {
         }
     }
 
-    public func dataTask(
-        with request: URLRequest,
-        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
-    ) -> any DataLoadingTask {
-        let response = state.withLock { state -> MockResponse in
-            guard let url = request.url, let stub = state.stubs[url] else { return .failure(Unstubbed(url: request.url)) }
-            state.stubs[url]?.used += 1
-            return stub.responses[min(stub.used, stub.responses.count - 1)]
-        }
-        let task = MockDataTask(request: request, response: response, eventHandler: eventHandler) { [weak self] task in
-            self?.state.withLock { $0.cancelled.append(task.request) }
-        }
-        let ready = state.withLock { state in
+    /// Records the load and answers it with the next scripted response for
+    /// its URL (``Unstubbed`` when there is none).
+    public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+        let (task, ready) = state.withLock { state in
+            var response = MockResponse.failure(Unstubbed(url: request.url))
+            if let url = request.url, let stub = state.stubs[url] {
+                state.stubs[url]?.used += 1
+                response = stub.responses[min(stub.used, stub.responses.count - 1)]
+            }
+            let task = MockDataTask(request: request, response: response)
             state.tasks.append(task)
             let matching = state.waiters.filter { $0.url == nil || $0.url == request.url }
             state.waiters.removeAll { $0.url == nil || $0.url == request.url }
-            return matching.map(\.continuation)
+            return (task, matching.map(\.continuation))
         }
         ready.forEach { $0.resume(returning: task) }
-        return task
+        return try await task.load()
     }
 }

@@ -4,91 +4,73 @@ import Imago
 import FoundationNetworking
 #endif
 
-/// The task a ``MockDataLoader`` creates: records every `resume()` and
-/// `cancel()`, and delivers its scripted events when resumed, or step by
-/// step when the response is held.
-public final class MockDataTask: DataLoadingTask {
+/// One load a ``MockDataLoader`` made: its request, its scripted steps, and
+/// whether the code under test cancelled it.
+///
+/// The steps are the response (which lets `load` return), each chunk of the
+/// body, and the end. They are delivered at once, unless the response is
+/// held: then the test releases them with ``advance()`` or ``complete()``.
+public final class MockDataTask: Sendable {
     private struct State {
-        var resumeCount = 0
-        var cancelCount = 0
-        var remaining: [DataLoadingEvent]
-        var isFinished = false
+        var steps: [@Sendable () -> Void]
+        var isCancelled = false
     }
 
-    /// The request the task was created for.
+    /// The request the load was made for.
     public let request: URLRequest
-    /// Whether the task waits for the test to deliver its events.
+    /// Whether the load waits for the test to release its steps.
     public let isHeld: Bool
-    private let eventHandler: @Sendable (DataLoadingEvent) -> Void
-    private let onCancel: @Sendable (MockDataTask) -> Void
     private let state: Locked<State>
+    /// Carries the response, or the failure before it, to `load`.
+    private let head: AsyncThrowingStream<DataLoadingResponse, any Error>
 
-    init(
-        request: URLRequest,
-        response: MockResponse,
-        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void,
-        onCancel: @escaping @Sendable (MockDataTask) -> Void
-    ) {
+    init(request: URLRequest, response: MockResponse) {
+        let state = Locked(State(steps: []))
+        let (head, heads) = AsyncThrowingStream.makeStream(of: DataLoadingResponse.self)
+        // The code under test stopped waiting for the response, or stopped reading the body.
+        heads.onTermination = { [weak state] in if case .cancelled = $0 { state?.withLock { $0.isCancelled = true } } }
+        if !response.deliversResponse && response.chunks.isEmpty, let error = response.error {
+            state.withLock { $0.steps = [{ heads.finish(throwing: error) }] }
+        } else {
+            let (body, chunks) = AsyncThrowingStream.makeStream(of: Data.self)
+            chunks.onTermination = { [weak state] in if case .cancelled = $0 { state?.withLock { $0.isCancelled = true } } }
+            let loaded = DataLoadingResponse(response: response.urlResponse(for: request.url ?? URL(fileURLWithPath: "/")), body: body)
+            var steps: [@Sendable () -> Void] = [{ heads.yield(loaded); heads.finish() }]
+            steps += response.chunks.map { chunk in { chunks.yield(chunk) } }
+            steps.append { [error = response.error] in chunks.finish(throwing: error) }
+            state.withLock { $0.steps = steps }
+        }
         self.request = request
         self.isHeld = response.isHeld
-        self.eventHandler = eventHandler
-        self.onCancel = onCancel
-        self.state = Locked(State(remaining: response.events(for: request.url ?? URL(fileURLWithPath: "/"))))
+        self.head = head
+        self.state = state
     }
 
-    /// How many times `resume()` was called.
-    public var resumeCount: Int { state.withLock { $0.resumeCount } }
-    /// How many times `cancel()` was called.
-    public var cancelCount: Int { state.withLock { $0.cancelCount } }
-    /// Whether the task has delivered its final event (finished, failed or cancelled).
-    public var isFinished: Bool { state.withLock { $0.isFinished } }
-    /// How many scripted events are still to be delivered.
-    public var remainingEventCount: Int { state.withLock { $0.remaining.count } }
+    /// Whether the code under test stopped the load before its end: cancelled
+    /// it while waiting for the response, or stopped reading the body.
+    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+    /// How many scripted steps have not been delivered.
+    public var remainingStepCount: Int { state.withLock { $0.steps.count } }
 
-    /// Starts the task: unless held, delivers every scripted event now, on
-    /// the caller's thread. A second call only counts.
-    public func resume() {
-        let first = state.withLock { state in
-            state.resumeCount += 1
-            return state.resumeCount == 1
-        }
-        if first && !isHeld { complete() }
-    }
-
-    /// Records the call and, if the task has not finished, delivers a
-    /// ``DataLoadingError/Code/cancelled`` failure and drops the rest.
-    public func cancel() {
-        let wasLive = state.withLock { state in
-            state.cancelCount += 1
-            defer { state.isFinished = true; state.remaining = [] }
-            return !state.isFinished
-        }
-        onCancel(self)
-        if wasLive {
-            eventHandler(.failed(DataLoadingError(.cancelled, url: request.url, message: "the load was cancelled")))
-        }
-    }
-
-    /// Delivers the next scripted event; returns `false` when none was left.
-    ///
-    /// Use it with a held response to step through response, chunks and
-    /// completion. Works whether or not the task was resumed, so a test can
-    /// also check what happens when a loader misbehaves.
+    /// Delivers the next step; returns `false` when none was left or the load
+    /// was cancelled.
     @discardableResult
     public func advance() -> Bool {
-        let event = state.withLock { state -> DataLoadingEvent? in
-            guard !state.isFinished, !state.remaining.isEmpty else { return nil }
-            let event = state.remaining.removeFirst()
-            if state.remaining.isEmpty { state.isFinished = true }
-            return event
-        }
-        guard let event else { return false }
-        eventHandler(event)
-        return true
+        let step = state.withLock { $0.isCancelled || $0.steps.isEmpty ? nil : $0.steps.removeFirst() }
+        step?()
+        return step != nil
     }
 
-    /// Delivers every remaining event.
+    /// Delivers every remaining step.
     public func complete() {
         while advance() {}
+    }
+
+    /// Runs the load for ``MockDataLoader``: returns at the response, throws
+    /// a failure before it, or `CancellationError` when cancelled first.
+    func load() async throws -> DataLoadingResponse {
+        if !isHeld { complete() }
+        for try await loaded in head { return loaded }
+        throw CancellationError()
     }
 }

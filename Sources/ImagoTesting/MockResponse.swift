@@ -18,15 +18,16 @@ public struct MockResponse: Sendable {
     public var statusCode: Int?
     /// The response headers.
     public var headers: [String: String]
-    /// The body, delivered one chunk per event.
+    /// The body, delivered chunk by chunk.
     public var chunks: [Data]
     /// Whether the response metadata is delivered at all. A connection
-    /// refused, for instance, has none.
+    /// refused, for instance, has none: with no chunks, `load` throws the
+    /// ``error``; otherwise the response is `nil`.
     public var deliversResponse: Bool
     /// The failure delivered after the chunks, instead of finishing.
     public var error: (any Error)?
-    /// Whether the task waits for the test (``MockDataTask/advance()``,
-    /// ``MockDataTask/complete()``) instead of delivering everything on resume.
+    /// Whether the load waits for the test (``MockDataTask/advance()``,
+    /// ``MockDataTask/complete()``) instead of delivering everything at once.
     public var isHeld: Bool
 
     /// Creates a response.
@@ -88,7 +89,7 @@ public struct MockResponse: Sendable {
         MockResponse(statusCode: nil, deliversResponse: false, error: error)
     }
 
-    /// The same response, delivered only as the test advances the task.
+    /// The same response, delivered only as the test advances the load.
     public func held() -> MockResponse {
         var copy = self
         copy.isHeld = true
@@ -102,24 +103,15 @@ public struct MockResponse: Sendable {
         return copy
     }
 
-    /// The events a task delivers for this response to `url`, in order.
-    func events(for url: URL) -> [DataLoadingEvent] {
-        var events: [DataLoadingEvent] = []
-        if deliversResponse {
-            let length = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? -1
-            let response: URLResponse
-            if let statusCode {
-                response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
-                    ?? URLResponse(url: url, mimeType: nil, expectedContentLength: length, textEncodingName: nil)
-            } else {
-                let type = headers.first { $0.key.lowercased() == "content-type" }?.value
-                response = URLResponse(url: url, mimeType: type, expectedContentLength: length, textEncodingName: nil)
-            }
-            events.append(.response(response))
+    /// The response metadata for `url`; `nil` when none is delivered.
+    func urlResponse(for url: URL) -> URLResponse? {
+        guard deliversResponse else { return nil }
+        if let statusCode, let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers) {
+            return response
         }
-        events += chunks.map { .data($0) }
-        events.append(error.map { .failed($0) } ?? .finished)
-        return events
+        let length = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? -1
+        let type = headers.first { $0.key.lowercased() == "content-type" }?.value
+        return URLResponse(url: url, mimeType: type, expectedContentLength: length, textEncodingName: nil)
     }
 
     private static func split(_ data: Data, chunkSize: Int?) -> [Data] {

@@ -41,7 +41,7 @@ import FoundationNetworking
         #expect(!(response is HTTPURLResponse))
     }
 
-    @Test func alreadyCancelledCallerThrowsWithoutResumingATask() async {
+    @Test func alreadyCancelledCallerThrowsWithoutStartingALoad() async {
         loader.stub(exampleURL, .image(TestImages.pngSignature))
         let loader = self.loader
         let call = Task {
@@ -50,18 +50,41 @@ import FoundationNetworking
         }
         let error = await caughtError { try await call.value }
         #expect(error is CancellationError)
-        #expect(loader.tasks.allSatisfy { $0.resumeCount == 0 })
+        #expect(loader.requests.isEmpty)
     }
 
-    @Test func eventsAfterCancellationAreIgnored() async throws {
+    @Test func cancellingWhileWaitingForTheResponseStopsTheLoad() async throws {
         loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).held())
         let loader = self.loader
         let call = Task { try await loader.data(for: URLRequest(url: exampleURL)) }
         let task = await loader.waitForTask(for: exampleURL)
         call.cancel()
         #expect(await caughtError { try await call.value } is CancellationError)
-        task.complete()   // a late delivery must not resume the continuation twice
-        #expect(task.cancelCount == 1)
+        #expect(task.isCancelled)
+        #expect(!task.advance(), "nothing is delivered after the cancel")
+    }
+
+    @Test func cancellingWhileTheBodyStreamsStopsTheLoad() async throws {
+        loader.stub(exampleURL, MockResponse.data(Data(count: 6), contentType: "image/png", chunkSize: 2).held())
+        let loader = self.loader
+        let reports = Reports()
+        let call = Task { try await loader.data(for: URLRequest(url: exampleURL)) { reports.append($0) } }
+        let task = await loader.waitForTask(for: exampleURL)
+        task.advance()   // the response
+        task.advance()   // the first chunk
+        await eventually { reports.values.count == 1 }
+        call.cancel()
+        #expect(await caughtError { try await call.value } is CancellationError)
+        await eventually { task.isCancelled }
+        #expect(task.isCancelled)
+        #expect(reports.values == [LoadingProgress(completed: 2, total: 6)])
+    }
+
+    @Test func aFailureInTheBodyPassesThroughUnchanged() async {
+        let original = IdentityError()
+        loader.stub(exampleURL, MockResponse.data(Data(count: 4), chunkSize: 2).failing(with: original))
+        let error = await caughtError { try await loader.data(for: URLRequest(url: exampleURL)) }
+        #expect((error as? IdentityError) === original)
     }
 
     @Test func progressFraction() {
@@ -71,31 +94,18 @@ import FoundationNetworking
     }
 }
 
-/// Nothing outlives a finished load: the task holds its handler, the handler
-/// holds the load, and the load must let go of the task.
+/// Nothing outlives a finished load: the progress handler, and whatever it
+/// holds, goes with the call.
 @Suite struct DataLoadingAsyncLifetimeTests {
-    /// A loader that keeps each task (and so its handler) for as long as
-    /// the task is referenced, like real loaders do, and records nothing.
+    /// A loader whose body is known up front.
     struct OneShotLoader: DataLoading {
-        final class OneShotTask: DataLoadingTask, @unchecked Sendable {
-            let handler: @Sendable (DataLoadingEvent) -> Void
-            let url: URL
-            init(url: URL, handler: @escaping @Sendable (DataLoadingEvent) -> Void) { self.url = url; self.handler = handler }
-            func resume() {
-                handler(.response(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: ["Content-Type": "image/png"])!))
-                handler(.data(Data(count: 1_000)))
-                handler(.finished)
-            }
-            func cancel() {}
-        }
-        let made = Locked<[Weak<OneShotTask>]>([])
-        func dataTask(with request: URLRequest, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) -> any DataLoadingTask {
-            let task = OneShotTask(url: request.url!, handler: eventHandler)
-            made.withLock { $0.append(Weak(task)) }
-            return task
+        func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+            let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: nil, headerFields: ["Content-Type": "image/png"])
+            return DataLoadingResponse(response: response, data: Data(count: 1_000))
         }
     }
 
+    /// `@unchecked Sendable`: the runtime reads and clears a weak reference atomically.
     final class Weak<T: AnyObject>: @unchecked Sendable {
         weak var value: T?
         init(_ value: T) { self.value = value }
@@ -103,14 +113,14 @@ import FoundationNetworking
 
     final class Canary: Sendable {}
 
-    @Test func aFinishedLoadReleasesItsTaskAndWhatItsProgressHandlerHolds() async throws {
+    @Test func aFinishedLoadReleasesWhatItsProgressHandlerHolds() async throws {
         let loader = OneShotLoader()
         var canary: Canary? = Canary()
         let watched = Weak(canary!)
-        _ = try await loader.data(for: URLRequest(url: exampleURL)) { [canary] _ in _ = canary }
+        let (data, _) = try await loader.data(for: URLRequest(url: exampleURL)) { [canary] _ in _ = canary }
+        #expect(data.count == 1_000)
         canary = nil
-        await eventually { watched.value == nil && loader.made.withLock { $0.allSatisfy { $0.value == nil } } }
+        await eventually { watched.value == nil }
         #expect(watched.value == nil, "the progress handler's captures outlived the load")
-        #expect(loader.made.withLock { $0.allSatisfy { $0.value == nil } }, "the task outlived the load")
     }
 }

@@ -10,82 +10,96 @@ import FoundationNetworking
 @Suite struct MockDataLoaderTests {
     let loader = MockDataLoader()
 
-    /// Records the events a task delivers.
-    final class EventLog: Sendable {
-        private let events = Locked<[String]>([])
-        func record(_ event: DataLoadingEvent) {
-            let text: String
-            switch event {
-            case .response(let response): text = "response \((response as? HTTPURLResponse)?.statusCode ?? -1)"
-            case .data(let data): text = "data \(data.count)"
-            case .finished: text = "finished"
-            case .failed(let error): text = "failed \((error as? DataLoadingError)?.code.description ?? "\(type(of: error))")"
-            }
-            events.withLock { $0.append(text) }
+    /// Reads a body to its end: the chunk sizes, then "end" or the error's type.
+    static func read(_ body: AsyncThrowingStream<Data, any Error>) async -> [String] {
+        var log: [String] = []
+        do {
+            for try await chunk in body { log.append("data \(chunk.count)") }
+            log.append("end")
+        } catch {
+            log.append("failed \(type(of: error))")
         }
-        var all: [String] { events.withLock { $0 } }
+        return log
     }
 
-    @Test func nothingIsDeliveredBeforeResume() {
-        loader.stub(exampleURL, .image(TestImages.pngSignature))
-        let log = EventLog()
-        let task = loader.dataTask(with: URLRequest(url: exampleURL), eventHandler: log.record)
-        #expect(log.all.isEmpty)
-        task.resume()
-        #expect(log.all == ["response 200", "data 8", "finished"])
+    @Test func aLoadReturnsTheScriptedResponseAndBody() async throws {
+        loader.stub(exampleURL, .data(Data(count: 5), contentType: "image/png", chunkSize: 2))
+        let loaded = try await loader.load(URLRequest(url: exampleURL))
+        let response = try #require(loaded.response as? HTTPURLResponse)
+        #expect(response.statusCode == 200)
+        #expect(response.value(forHTTPHeaderField: "Content-Type") == "image/png")
+        #expect(response.expectedContentLength == 5)
+        #expect(await Self.read(loaded.body) == ["data 2", "data 2", "data 1", "end"])
+        let task = try #require(loader.tasks.first)
+        #expect(task.remainingStepCount == 0)
+        #expect(!task.isCancelled)
     }
 
-    @Test func resumeAndCancelAreRecorded() throws {
+    @Test func aHeldResponseIsDeliveredStepByStep() async throws {
+        loader.stub(exampleURL, MockResponse.data(Data(count: 6), contentType: "image/png", chunkSize: 3).held())
+        let loader = self.loader
+        let started = Task { try await loader.load(URLRequest(url: exampleURL)) }
+        let task = await loader.waitForTask(for: exampleURL)
+        #expect(task.isHeld)
+        #expect(task.remainingStepCount == 4)
+        task.advance()
+        let loaded = try await started.value
+        #expect((loaded.response as? HTTPURLResponse)?.statusCode == 200)
+        var chunks = loaded.body.makeAsyncIterator()
+        task.advance()
+        #expect(try await chunks.next()?.count == 3)
+        task.complete()
+        #expect(try await chunks.next()?.count == 3)
+        #expect(try await chunks.next() == nil)
+        #expect(!task.advance())
+        #expect(!task.isCancelled)
+    }
+
+    @Test func cancellingAHeldLoadIsRecorded() async throws {
         loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).held())
-        let log = EventLog()
-        let task = loader.dataTask(with: URLRequest(url: exampleURL), eventHandler: log.record)
-        task.resume()
-        task.resume()
-        task.cancel()
-        let mock = try #require(loader.tasks.first)
-        #expect(mock.resumeCount == 2)
-        #expect(mock.cancelCount == 1)
-        #expect(mock.isFinished)
-        #expect(log.all == ["failed cancelled"])
+        let loader = self.loader
+        let started = Task { try await loader.load(URLRequest(url: exampleURL)) }
+        let task = await loader.waitForTask(for: exampleURL)
+        started.cancel()
+        #expect(await caughtError { try await started.value } is CancellationError)
+        #expect(task.isCancelled)
+        #expect(!task.advance())
         #expect(loader.cancelledRequests.map(\.url) == [exampleURL])
     }
 
-    @Test func cancelAfterFinishingDeliversNothingMoreButIsCounted() throws {
-        loader.stub(exampleURL, .image(TestImages.pngSignature))
-        let log = EventLog()
-        let task = loader.dataTask(with: URLRequest(url: exampleURL), eventHandler: log.record)
-        task.resume()
-        task.cancel()
-        #expect(log.all == ["response 200", "data 8", "finished"])
-        #expect(try #require(loader.tasks.first).cancelCount == 1)
+    @Test func aBodyLeftUnreadIsRecordedAsCancelled() async throws {
+        loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).held())
+        let loader = self.loader
+        // The body is dropped unread when the task returns.
+        let started = Task { try await loader.load(URLRequest(url: exampleURL)).response }
+        let task = await loader.waitForTask(for: exampleURL)
+        task.advance()
+        _ = try await started.value
+        #expect(task.isCancelled)
+        #expect(loader.cancelledRequests.count == 1)
     }
 
-    @Test func heldResponseIsDeliveredStepByStep() throws {
-        loader.stub(exampleURL, MockResponse.data(Data(count: 6), contentType: "image/png", chunkSize: 3).held())
-        let log = EventLog()
-        loader.dataTask(with: URLRequest(url: exampleURL), eventHandler: log.record).resume()
-        let task = try #require(loader.tasks.first)
-        #expect(log.all.isEmpty)
-        #expect(task.remainingEventCount == 4)
-        task.advance()
-        #expect(log.all == ["response 200"])
-        task.advance()
-        #expect(log.all == ["response 200", "data 3"])
-        task.complete()
-        #expect(log.all == ["response 200", "data 3", "data 3", "finished"])
-        #expect(!task.advance())
-    }
-
-    @Test func statusHeadersAndErrorsAreDeliveredAsScripted() throws {
+    @Test func statusHeadersAndErrorsAreDeliveredAsScripted() async throws {
         loader.stub(exampleURL, MockResponse(statusCode: 503, headers: ["Retry-After": "2"], chunks: [Data(count: 2)], error: IdentityError()))
-        let response = Locked<HTTPURLResponse?>(nil)
-        let log = EventLog()
-        loader.dataTask(with: URLRequest(url: exampleURL)) { event in
-            if case .response(let value) = event { response.withLock { $0 = value as? HTTPURLResponse } }
-            log.record(event)
-        }.resume()
-        #expect(response.withLock { $0?.value(forHTTPHeaderField: "Retry-After") } == "2")
-        #expect(log.all == ["response 503", "data 2", "failed IdentityError"])
+        let loaded = try await loader.load(URLRequest(url: exampleURL))
+        let response = try #require(loaded.response as? HTTPURLResponse)
+        #expect(response.statusCode == 503)
+        #expect(response.value(forHTTPHeaderField: "Retry-After") == "2")
+        #expect(await Self.read(loaded.body) == ["data 2", "failed IdentityError"])
+    }
+
+    @Test func aFailureWithoutAResponseIsThrownByTheLoad() async {
+        let original = IdentityError()
+        loader.stub(exampleURL, .failure(original))
+        let error = await caughtError { try await loader.load(URLRequest(url: exampleURL)) }
+        #expect((error as? IdentityError) === original)
+    }
+
+    @Test func aBodyWithoutResponseMetadataHasNoResponse() async throws {
+        loader.stub(exampleURL, MockResponse(chunks: [Data(count: 4)], deliversResponse: false))
+        let loaded = try await loader.load(URLRequest(url: exampleURL))
+        #expect(loaded.response == nil)
+        #expect(await Self.read(loaded.body) == ["data 4", "end"])
     }
 
     @Test func unstubbedURLFailsWithATypedError() async {

@@ -30,7 +30,6 @@ import FoundationNetworking
         #expect(image == TestImages.gradient(width: 4, height: 3))
         #expect(decoder.calls.map(\.data) == [TestImages.pngSignature])
         #expect(loader.requests.map(\.url) == [exampleURL])
-        #expect(loader.tasks.first?.resumeCount == 1)
     }
 
     @Test func imageOptionsReachTheDecoderUnchanged() async throws {
@@ -113,7 +112,7 @@ import FoundationNetworking
         call.cancel()
         let error = await caughtError { try await call.value }
         #expect(error is CancellationError)
-        #expect(task.cancelCount == 1)
+        #expect(task.isCancelled)
         #expect(loader.cancelledRequests.map(\.url) == [exampleURL])
         #expect(decoder.calls.isEmpty)
     }
@@ -123,7 +122,6 @@ import FoundationNetworking
         let client = self.client
         let call = Task { try await client.image(for: URLRequest(url: exampleURL)) }
         let task = await loader.waitForTask(for: exampleURL)
-        #expect(task.resumeCount == 1)
         #expect(decoder.calls.isEmpty)
         task.complete()
         _ = try await call.value

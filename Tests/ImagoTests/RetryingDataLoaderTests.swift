@@ -153,24 +153,31 @@ import FoundationNetworking
         #expect(mock.cancelledRequests.count == 1)
     }
 
-    @Test func cancellingDuringTheWaitEndsWithACancellationFailure() async {
-        let events = Locked<[String]>([])
+    @Test func cancellingDuringTheWaitThrowsCancellationAndStartsNoOtherAttempt() async {
         mock.stub(url, sequence: [.status(503), .image(body)])
         let waiting = WaitingClock()
         let loader = RetryingDataLoader(wrapping: mock, policy: Self.predictable, time: waiting.timeSource)
-        let task = loader.dataTask(with: URLRequest(url: url)) { event in
-            switch event {
-            case .failed(let error): events.withLock { $0.append("failed \((error as? DataLoadingError)?.code.description ?? "?")") }
-            case .finished: events.withLock { $0.append("finished") }
-            default: events.withLock { $0.append("other") }
-            }
-        }
-        task.resume()
+        let task = Task { try await loader.data(for: URLRequest(url: url)) }
         await waiting.waitForSleeper()
         task.cancel()
-        await eventually { events.withLock { $0 } == ["failed cancelled"] }
-        #expect(events.withLock { $0 } == ["failed cancelled"])
+        #expect(await caughtError { try await task.value } is CancellationError)
         #expect(mock.requests.count == 1, "no attempt after the cancel")
+    }
+
+    @Test func aFailureAfterTheResponseButBeforeTheBodyIsRetried() async throws {
+        let cutAtOnce = MockResponse.data(Data(), contentType: "image/png").failing(with: Self.lost(url))
+        mock.stub(url, sequence: [cutAtOnce, .image(body)])
+        let (data, _) = try await loader().data(for: URLRequest(url: url))
+        #expect(data == body)
+        #expect(mock.requests.count == 2)
+        #expect(clock.sleeps == [0.5])
+    }
+
+    @Test func aStreamingBodyIsPassedOnChunkByChunk() async throws {
+        mock.stub(url, .data(body, contentType: "image/png", chunkSize: 100))
+        let progress = Locked<[Int64]>([])
+        _ = try await loader().data(for: URLRequest(url: url)) { value in progress.withLock { $0.append(value.completed) } }
+        #expect(progress.withLock { $0 } == [100, 200, 300, Int64(body.count)])
     }
 }
 

@@ -34,46 +34,22 @@ public struct DataLoader: DataLoading {
         self.file = file
     }
 
-    public func dataTask(
-        with request: URLRequest,
-        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
-    ) -> any DataLoadingTask {
+    /// Loads `request` with ``network`` or ``file`` by its URL's scheme.
+    ///
+    /// - Throws: ``DataLoadingError/Code/unsupportedScheme`` for any scheme
+    ///   but `http`, `https` and `file`; else what the chosen loader throws.
+    public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
         switch request.url?.scheme?.lowercased() {
         case "http", "https":
-            network.dataTask(with: request, eventHandler: eventHandler)
+            try await network.load(request)
         case "file":
-            file.dataTask(with: request, eventHandler: eventHandler)
+            try await file.load(request)
         default:
-            FailingTask(
-                error: DataLoadingError(
-                    .unsupportedScheme,
-                    url: request.url,
-                    message: "only http, https and file URLs can be loaded"
-                ),
-                eventHandler: eventHandler
+            throw DataLoadingError(
+                .unsupportedScheme,
+                url: request.url,
+                message: "only http, https and file URLs can be loaded"
             )
-        }
-    }
-}
-
-/// A task that fails as soon as it is resumed.
-private final class FailingTask: DataLoadingTask {
-    private let error: DataLoadingError
-    private let eventHandler: @Sendable (DataLoadingEvent) -> Void
-    private let once = OnceFlag()
-
-    init(error: DataLoadingError, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
-        self.error = error
-        self.eventHandler = eventHandler
-    }
-
-    func resume() {
-        if once.claim() { eventHandler(.failed(error)) }
-    }
-
-    func cancel() {
-        if once.claim() {
-            eventHandler(.failed(DataLoadingError(.cancelled, url: error.url, message: "the load was cancelled")))
         }
     }
 }

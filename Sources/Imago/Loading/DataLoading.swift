@@ -5,50 +5,62 @@ import FoundationNetworking
 
 /// Loads the bytes of a request: the seam between Imago and the network or disk.
 ///
-/// A loader creates a task that has not started yet; the caller starts it
-/// with ``DataLoadingTask/resume()``. The task reports what happens through
-/// its event handler, in this order: at most one ``DataLoadingEvent/response(_:)``,
-/// any number of ``DataLoadingEvent/data(_:)`` chunks, then exactly one
-/// ``DataLoadingEvent/finished`` or ``DataLoadingEvent/failed(_:)``.
-/// Nothing is reported after that, and nothing after a cancel except the
-/// cancellation failure.
+/// ``load(_:)`` returns once the response metadata has arrived; the body
+/// follows as a stream of chunks, so a limit can be enforced and progress
+/// reported while it streams. Most callers want the whole body and use
+/// ``data(for:progress:)``.
 ///
-/// Most callers use the `async` form, ``data(for:progress:)``.
+/// Cancellation is the caller's Swift task: cancelling it while `load`
+/// waits, or while the body is read, stops the load. A consumer that stops
+/// reading the body early (the stream is dropped) stops it too.
 ///
-/// Imago ships ``DataLoader`` (files and `http(s)`), ``URLSessionDataLoader``
-/// and ``FileDataLoader``; `ImagoTesting` ships `MockDataLoader`.
+/// Imago ships ``DataLoader`` (files and `http(s)`), ``URLSessionDataLoader``,
+/// ``FileDataLoader`` and ``RetryingDataLoader``; `ImagoTesting` ships
+/// `MockDataLoader`. A loader of your own:
+///
+/// ```swift
+/// struct BundleLoader: DataLoading {
+///     func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+///         let data = try Data(contentsOf: request.url!)
+///         return DataLoadingResponse(response: nil, data: data)
+///     }
+/// }
+/// ```
 public protocol DataLoading: Sendable {
-    /// Creates a task, not yet started, that loads `request`.
+    /// Starts loading `request` and returns once the response metadata
+    /// arrived; the body follows in ``DataLoadingResponse/body``.
     ///
-    /// - Parameters:
-    ///   - request: What to load.
-    ///   - eventHandler: Called with each event, on a thread of the loader's
-    ///     choosing, one event at a time.
-    func dataTask(
-        with request: URLRequest,
-        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
-    ) -> any DataLoadingTask
+    /// - Throws: A failure before the response metadata (a loader's own
+    ///   ``DataLoadingError``, say), or `CancellationError` when the calling
+    ///   task is cancelled. A failure later in the body ends the body's stream.
+    func load(_ request: URLRequest) async throws -> DataLoadingResponse
 }
 
-/// A loading task that can be started and cancelled.
-public protocol DataLoadingTask: AnyObject, Sendable {
-    /// Starts the task. Calling it again has no effect.
-    func resume()
-    /// Stops the task; its handler then receives a
-    /// ``DataLoadingError/Code/cancelled`` failure unless it already finished.
-    func cancel()
-}
+/// What ``DataLoading/load(_:)`` returns: the response metadata and the body
+/// still to come.
+public struct DataLoadingResponse: Sendable {
+    /// The response metadata (status and headers for HTTP); `nil` from a
+    /// loader that has none.
+    public var response: URLResponse?
+    /// The body, chunk by chunk. It ends when the body is complete, or
+    /// throws the failure that cut it short. Dropping it, or cancelling the
+    /// task reading it, stops the load.
+    public var body: AsyncThrowingStream<Data, any Error>
 
-/// What a ``DataLoadingTask`` reports.
-public enum DataLoadingEvent: Sendable {
-    /// The response metadata arrived (status and headers for HTTP).
-    case response(URLResponse)
-    /// A chunk of the body arrived.
-    case data(Data)
-    /// The body is complete.
-    case finished
-    /// The task failed or was cancelled; no more events follow.
-    case failed(any Error)
+    /// Creates a response from its metadata and a stream of body chunks.
+    public init(response: URLResponse?, body: AsyncThrowingStream<Data, any Error>) {
+        self.response = response
+        self.body = body
+    }
+
+    /// Creates a response whose body is already known, delivered as one chunk
+    /// (none when empty).
+    public init(response: URLResponse?, data: Data) {
+        self.init(response: response, body: AsyncThrowingStream { continuation in
+            if !data.isEmpty { continuation.yield(data) }
+            continuation.finish()
+        })
+    }
 }
 
 /// How much of a body has arrived.

@@ -62,41 +62,48 @@ public final class URLSessionDataLoader: DataLoading {
         session.finishTasksAndInvalidate()
     }
 
-    public func dataTask(
-        with request: URLRequest,
-        eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void
-    ) -> any DataLoadingTask {
+    /// Starts `request` on the session and returns once the response
+    /// metadata arrived; the body streams in as the session receives it.
+    ///
+    /// - Throws: ``DataLoadingError`` for a failure before the response (no
+    ///   connection, a timeout, a redirect limit, a `Content-Length` over
+    ///   the limit), or with ``DataLoadingError/Code/cancelled`` when the
+    ///   calling task is cancelled.
+    public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
         let task = session.dataTask(with: request)
-        delegate.register(task, url: request.url, eventHandler: eventHandler)
-        return URLSessionLoadingTask(task: task)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { head in
+                delegate.start(task, url: request.url, head: head)
+            }
+        } onCancel: {
+            task.cancel()
+        }
     }
 }
 
-/// Wraps a `URLSessionDataTask`.
-///
-/// `@unchecked Sendable`: `URLSessionTask` is thread-safe, but
-/// FoundationNetworking does not declare it `Sendable`.
-private final class URLSessionLoadingTask: DataLoadingTask, @unchecked Sendable {
-    private let task: URLSessionDataTask
-    init(task: URLSessionDataTask) { self.task = task }
-    func resume() { task.resume() }
-    func cancel() { task.cancel() }
-}
-
-/// Routes the session's callbacks to each task's event handler and enforces the limits.
+/// The one bridge from the session's callbacks to `async`: routes each
+/// task's callbacks to its caller and its body stream, and enforces the limits.
 private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry {
         var url: URL?
-        var eventHandler: @Sendable (DataLoadingEvent) -> Void
+        /// The caller of `load` and the body it gets, until the response arrives.
+        var head: (continuation: CheckedContinuation<DataLoadingResponse, any Error>, body: AsyncThrowingStream<Data, any Error>)?
+        var chunks: AsyncThrowingStream<Data, any Error>.Continuation
         var received = 0
-        var hasResponse = false
         var visited: Set<URL>
         var timer: DispatchWorkItem?
 
-        init(url: URL?, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
-            self.url = url
-            self.eventHandler = eventHandler
-            self.visited = url.map { [$0] } ?? []
+        /// Ends the load: the caller of `load`, or else the body's reader,
+        /// gets `error`; without one, the body ends.
+        func end(throwing error: (any Error)?) {
+            if let head {
+                if let error {
+                    head.continuation.resume(throwing: error)
+                } else {
+                    head.continuation.resume(returning: DataLoadingResponse(response: nil, body: head.body))
+                }
+            }
+            chunks.finish(throwing: error)
         }
     }
 
@@ -109,8 +116,14 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         self.logger = logger
     }
 
-    func register(_ task: URLSessionTask, url: URL?, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(url: url, eventHandler: eventHandler) }
+    /// Registers `task` and resumes it, unless the calling Swift task is
+    /// already cancelled; `head` hears of the response or the failure.
+    func start(_ task: URLSessionDataTask, url: URL?, head: CheckedContinuation<DataLoadingResponse, any Error>) {
+        let (body, chunks) = AsyncThrowingStream.makeStream(of: Data.self)
+        // A reader that stops early (cancelled, or gone) stops the task.
+        chunks.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
         // FoundationNetworking on Linux does not enforce the resource
         // timeout on a body that keeps trickling in; this does.
         // The timer is cancelled when the task ends, so it holds nothing for long.
@@ -119,8 +132,16 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             guard let self, let task else { return }
             fail(task, code: .timedOut, message: "the load took longer than \(limit) s")
         }
-        entries.withLock { $0[task.taskIdentifier]?.timer = timer }
+        entries.withLock {
+            $0[task.taskIdentifier] = Entry(url: url, head: (head, body), chunks: chunks, visited: url.map { [$0] } ?? [], timer: timer)
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: timer)
+        // A cancel that came before the entry existed found nothing to stop.
+        if Task.isCancelled {
+            fail(task, code: .cancelled, message: "the load was cancelled")
+        } else {
+            task.resume()
+        }
     }
 
     /// Removes the entry of `task`, stopping its timer.
@@ -130,12 +151,12 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         return entry
     }
 
-    /// Ends the task with `error`: the handler hears nothing more from the session.
+    /// Ends the task with `error`: nothing more is heard from the session.
     private func fail(_ task: URLSessionTask, code: DataLoadingError.Code, message: String) {
         guard let entry = removeEntry(for: task) else { return }
         task.cancel()
         logger.debug("load failed", metadata: ["url": "\(entry.url?.absoluteString ?? "")", "error": "\(message)"])
-        entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message)))
+        entry.end(throwing: DataLoadingError(code, url: entry.url, message: message))
     }
 
     func urlSession(
@@ -151,26 +172,26 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
                  message: "Content-Length is \(response.expectedContentLength) bytes; the limit is \(limit)")
             return
         }
-        let handler = entries.withLock { entries -> (@Sendable (DataLoadingEvent) -> Void)? in
-            entries[dataTask.taskIdentifier]?.hasResponse = true
-            return entries[dataTask.taskIdentifier]?.eventHandler
+        let head = entries.withLock { entries in
+            defer { entries[dataTask.taskIdentifier]?.head = nil }
+            return entries[dataTask.taskIdentifier]?.head
         }
-        handler?(.response(response))
+        if let head { head.continuation.resume(returning: DataLoadingResponse(response: response, body: head.body)) }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let limit = configuration.maximumResponseSize
-        let (handler, tooLarge) = entries.withLock { entries -> ((@Sendable (DataLoadingEvent) -> Void)?, Bool) in
+        let (chunks, tooLarge) = entries.withLock { entries -> (AsyncThrowingStream<Data, any Error>.Continuation?, Bool) in
             guard var entry = entries[dataTask.taskIdentifier] else { return (nil, false) }
             entry.received += data.count
             entries[dataTask.taskIdentifier] = entry
-            return (entry.eventHandler, entry.received > limit)
+            return (entry.chunks, entry.received > limit)
         }
         if tooLarge {
             fail(dataTask, code: .responseTooLarge, message: "the body grew past the limit of \(limit) bytes")
         } else {
-            handler?(.data(data))
+            chunks?.yield(data)
         }
     }
 
@@ -215,18 +236,18 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         guard let entry = removeEntry(for: task) else { return }
         guard let error else {
             logger.debug("loaded", metadata: ["url": "\(entry.url?.absoluteString ?? "")", "bytes": "\(entry.received)"])
-            entry.eventHandler(.finished)
+            entry.end(throwing: nil)
             return
         }
         var code = Self.code(for: error)
         var message = Self.message(for: error, code: code, url: entry.url)
-        if code == .transport && entry.hasResponse {
+        if code == .transport && entry.head == nil {
             // curl's "transfer closed with N bytes remaining" and the like.
             code = .connectionLost
             message = "the connection closed after \(entry.received) bytes of the body: \(message)"
         }
         logger.debug("load failed", metadata: ["url": "\(entry.url?.absoluteString ?? "")", "error": "\(message)"])
-        entry.eventHandler(.failed(DataLoadingError(code, url: entry.url, message: message, underlying: error)))
+        entry.end(throwing: DataLoadingError(code, url: entry.url, message: message, underlying: error))
     }
 
     /// A short message for a session error: the system's words for most,

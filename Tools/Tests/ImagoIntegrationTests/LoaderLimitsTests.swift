@@ -155,6 +155,19 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         await expectFailure("/streamed-huge", .responseTooLarge, loader: kind.make())
     }
 
+    @Test(arguments: LoaderKind.allCases) func theBodyStreamsInChunksWithProgress(kind: LoaderKind) async throws {
+        let loader = kind.make(.init(maximumResponseSize: 4 << 20))
+        let reports = Locked<[LoadingProgress]>([])
+        let (data, _) = try await loader.data(for: URLRequest(url: server.url("/streamed-huge"))) { progress in
+            reports.withLock { $0.append(progress) }
+        }
+        #expect(data.count == 3 << 20)
+        let completed = reports.withLock { $0.map(\.completed) }
+        #expect(completed.count > 1, "the body arrived in one piece")
+        #expect(completed == completed.sorted())
+        #expect(completed.last == Int64(3 << 20))
+    }
+
     @Test(arguments: LoaderKind.allCases) func fiveRedirectsAreFollowed(kind: LoaderKind) async throws {
         let (data, response) = try await load("/hop-5/1", with: kind.make()).get()
         #expect(data == Self.body)

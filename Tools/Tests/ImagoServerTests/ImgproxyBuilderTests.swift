@@ -25,10 +25,10 @@ import FoundationNetworking
     struct ToOrigin: DataLoading {
         let origin: URL
         let inner: AsyncHTTPClientDataLoader
-        func dataTask(with request: URLRequest, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) -> any DataLoadingTask {
+        func load(_ request: URLRequest) async throws -> DataLoadingResponse {
             var rewritten = request
             rewritten.url = origin.appendingPathComponent(request.url?.path ?? "/")
-            return inner.dataTask(with: rewritten, eventHandler: eventHandler)
+            return try await inner.load(rewritten)
         }
     }
 

@@ -42,28 +42,17 @@ import FoundationNetworking
 
         var hosts: [String] { given.withLock { $0.compactMap(\.host) } }
 
-        func dataTask(with request: URLRequest, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) -> any DataLoadingTask {
+        func load(_ request: URLRequest) async throws -> DataLoadingResponse {
             let url = request.url!
             given.withLock { $0.append(url) }
             guard url.host == SourceGuardTests.publicAddress, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-                return RefusedTask(url: url, eventHandler: eventHandler)
+                throw DataLoadingError(.cannotConnect, url: url, message: "the test transport connects to loopback only")
             }
             components.host = "127.0.0.1"
             var rewritten = request
             rewritten.url = components.url
-            return inner.dataTask(with: rewritten, eventHandler: eventHandler)
+            return try await inner.load(rewritten)
         }
-    }
-
-    final class RefusedTask: DataLoadingTask {
-        let url: URL
-        let eventHandler: @Sendable (DataLoadingEvent) -> Void
-        init(url: URL, eventHandler: @escaping @Sendable (DataLoadingEvent) -> Void) {
-            self.url = url
-            self.eventHandler = eventHandler
-        }
-        func resume() { eventHandler(.failed(DataLoadingError(.cannotConnect, url: url, message: "the test transport connects to loopback only"))) }
-        func cancel() {}
     }
 
     func configuration(_ transport: LoopbackOnlyTransport, _ table: [String: [String]],
