@@ -20,6 +20,10 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         public static let badOptions = Code(name: "bad_options", status: 400)
         /// 403: the signature is missing or wrong.
         public static let badSignature = Code(name: "bad_signature", status: 403)
+        /// 403: the path uses an option the server does not allow, such as a
+        /// security option (`max_result_dimension`) without
+        /// ``ImageServerConfiguration/allowsSecurityOptions``.
+        public static let forbiddenOption = Code(name: "forbidden_option", status: 403)
         /// 403: the source's scheme, host or address is not allowed.
         public static let forbiddenSource = Code(name: "forbidden_source", status: 403)
         /// 404: the source answered 404 or 410.

@@ -4,19 +4,38 @@ import Imago
 import ImagoCodecs
 
 extension ProcessingOptions {
-    /// The image the options ask for: resampled once and cropped as
+    /// The image the options ask for, in imgproxy's order: turned and
+    /// mirrored, cut by ``crop``, resampled once and cut to the box as
     /// ``ResizePlan`` says (a `smart` crop keeps the most detailed part),
-    /// then blurred. Animated sources give their first frame.
+    /// blurred, extended and padded. Animated sources give their first
+    /// frame. Transparent pixels stay transparent unless ``background`` is
+    /// set: ``flattened(_:for:)`` then, or for a format without alpha,
+    /// composites them.
     public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide) -> Image {
         var image = source.isAnimated
             ? Image(width: source.width, height: source.height, pixelFormat: source.pixelFormat, bytesPerRow: source.bytesPerRow, pixels: source.pixels)
             : source
         let plan = ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
+        switch rotation {
+        case 90: image = image.applying(.right)
+        case 180: image = image.applying(.down)
+        case 270: image = image.applying(.left)
+        default: break
+        }
+        if flipsHorizontally { image = image.applying(.upMirrored) }
+        if flipsVertically { image = image.applying(.downMirrored) }
+        if plan.cropsSource {
+            let gravity = crop?.gravity ?? self.gravity
+            let origin = gravity == .smart
+                ? SmartCrop.origin(in: image, width: plan.sourceCropWidth, height: plan.sourceCropHeight)
+                : plan.sourceCropOrigin
+            image = image.cropped(x: origin.x, y: origin.y, width: plan.sourceCropWidth, height: plan.sourceCropHeight)
+        }
         if plan.scaledWidth != image.width || plan.scaledHeight != image.height {
             image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
         }
         if plan.crops {
-            let origin = plan.gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
+            let origin = gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
             image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
         }
         if let blur, blur > 0 {
@@ -24,7 +43,24 @@ extension ProcessingOptions {
             let radius = max(1, Int((((blur * blur) + 0.25).squareRoot() - 0.5).rounded()))
             image = image.blurred(radius: radius)
         }
+        if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
+            let origin = plan.canvasOrigin
+            image = image.placed(onWidth: plan.canvasWidth, height: plan.canvasHeight, x: origin.x, y: origin.y, background: background)
+        }
+        if !plan.padding.isZero {
+            image = image.placed(onWidth: plan.resultWidth, height: plan.resultHeight,
+                                 x: plan.padding.left, y: plan.padding.top, background: background)
+        }
         return image
+    }
+
+    /// `image` with its transparent pixels composited over ``background``
+    /// when the path sets one, or over white when `format` has no alpha
+    /// (JPEG); otherwise `image` itself.
+    public func flattened(_ image: Image, for format: OutputFormat) -> Image {
+        guard image.pixelFormat.hasAlpha else { return image }
+        if let background { return image.flattened(onto: background) }
+        return format.hasAlpha ? image : image.flattened(onto: .white)
     }
 
     /// The format to encode to: ``format`` when the path names one; else
@@ -93,6 +129,9 @@ extension ProcessingOptions.OutputFormat {
         case .gif, .heic, .jxl: return nil
         }
     }
+
+    /// Whether the format keeps transparency.
+    public var hasAlpha: Bool { self != .jpeg }
 
     /// The library's name for the format.
     public var imageFormat: ImageFormat {

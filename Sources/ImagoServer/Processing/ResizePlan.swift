@@ -1,94 +1,322 @@
 #if Server
+import Foundation
 import Imago
 
 /// The geometry of one request, worked out from the source's size and the
-/// options before any pixel is touched: the size to resample to, then the
-/// part of that to keep. imgproxy's rules:
+/// options before any pixel is touched, with imgproxy's arithmetic, step
+/// for step and rounding for rounding, so a path gives the sizes it gives
+/// imgproxy:
 ///
-/// - `fit` keeps the aspect ratio inside the box; `fill` covers the box and
-///   crops the rest at the gravity; `fill-down` is `fill` that never
-///   enlarges, cropping to the box's aspect ratio instead; `force`
-///   stretches to the box; `auto` is `fill` when the source and the box have
-///   the same orientation, else `fit`.
-/// - A zero side follows the aspect ratio; two zeros keep the source's size.
-/// - Without `enlarge` the image is never scaled up.
-/// - No side of the result exceeds the maximum (8192 by default).
-///
-/// The plan reads the options; the arithmetic (scale, rounding, crop,
-/// gravity) is the library's ``Imago/ResizeGeometry``, the same that
-/// `Image.resized(toFit:height:mode:allowsUpscaling:)` and decoders'
-/// thumbnails use: `fit`, `fill`, `fill-down` and `force` are its
-/// ``Imago/ResizeMode/fit``, ``Imago/ResizeMode/crop``,
-/// ``Imago/ResizeMode/cropToAspectRatio`` and ``Imago/ResizeMode/force``.
+/// 1. The source is turned by ``ProcessingOptions/rotation`` (and
+///    mirrored); every size below is in that orientation.
+/// 2. ``ProcessingOptions/crop`` cuts a part of the source, at its gravity.
+/// 3. The part is resampled to ``scaledWidth`` x ``scaledHeight``: `fit`
+///    keeps the aspect ratio inside the box; `fill` covers the box; `fill-down`
+///    is `fill` that, not enlarging, keeps the box's aspect ratio instead;
+///    `force` scales each side on its own; `auto` is `fill` when the part and
+///    the box have the same orientation, else `fit`. A zero side follows the
+///    aspect ratio. ``ProcessingOptions/zoomX``, ``ProcessingOptions/zoomY``
+///    and ``ProcessingOptions/dpr`` multiply the box; without
+///    ``ProcessingOptions/enlarge`` the image is never enlarged, except by
+///    ``ProcessingOptions/minWidth`` and ``ProcessingOptions/minHeight``.
+/// 4. The box (``width`` x ``height``) is kept at the gravity.
+/// 5. ``ProcessingOptions/extend`` grows the canvas to the box,
+///    ``ProcessingOptions/extendAspectRatio`` to its aspect ratio, then
+///    the padding (times the device pixel ratio) is added.
+/// 6. When the result would exceed the largest side allowed (the server's,
+///    or ``ProcessingOptions/maximumResultDimension``), the scale and the
+///    device pixel ratio are lowered in proportion and the sizes worked out
+///    again.
 public struct ResizePlan: Sendable, Hashable {
-    /// The size the source is resampled to.
-    public var scaledWidth: Int
-    /// The size the source is resampled to.
-    public var scaledHeight: Int
-    /// The size kept from the resampled image, at ``gravity``; equal to the
-    /// scaled size when nothing is cropped.
-    public var width: Int
-    /// The size kept from the resampled image.
-    public var height: Int
-    /// Where the kept part sits in the resampled image.
-    public var gravity: ProcessingOptions.Gravity
+    /// The source's size once turned by the rotation.
+    public let orientedWidth: Int
+    /// The source's height once turned by the rotation.
+    public let orientedHeight: Int
+    /// The part cut from the turned source before resampling; the whole
+    /// source when nothing is cut.
+    public let sourceCropWidth: Int
+    /// The height of the part cut from the turned source.
+    public let sourceCropHeight: Int
+    /// The size the part is resampled to.
+    public let scaledWidth: Int
+    /// The height the part is resampled to.
+    public let scaledHeight: Int
+    /// The size kept from the resampled image, at the gravity; equal to the
+    /// scaled size when nothing is cut.
+    public let width: Int
+    /// The height kept from the resampled image.
+    public let height: Int
+    /// The canvas the kept image is placed on by `extend` or
+    /// `extend_aspect_ratio`; the kept size when neither applies.
+    public let canvasWidth: Int
+    /// The height of that canvas.
+    public let canvasHeight: Int
+    /// The padding, in output pixels (the path's, times the device pixel ratio).
+    public let padding: ProcessingOptions.Padding
+    /// The device pixel ratio in effect: the path's, lowered when the image
+    /// may not be enlarged or the result is too large.
+    public let effectiveDPR: Double
 
-    /// Whether part of the resampled image is cropped away.
+    /// The result's width: the canvas and the padding.
+    public var resultWidth: Int { canvasWidth + padding.left + padding.right }
+    /// The result's height.
+    public var resultHeight: Int { canvasHeight + padding.top + padding.bottom }
+    /// Whether part of the turned source is cut before resampling.
+    public var cropsSource: Bool { sourceCropWidth != orientedWidth || sourceCropHeight != orientedHeight }
+    /// Whether part of the resampled image is cut away.
     public var crops: Bool { width != scaledWidth || height != scaledHeight }
 
-    /// Works out the geometry for a source of `sourceWidth` x `sourceHeight`.
+    private let options: ProcessingOptions
+
+    /// Works out the geometry for a source of `sourceWidth` x `sourceHeight`
+    /// (as decoded, before the path's rotation).
+    ///
+    /// - Parameter maximumSide: The largest side of the result the server
+    ///   allows; a smaller ``ProcessingOptions/maximumResultDimension`` wins.
     public init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions, maximumSide: Int = ImageServerPath.maximumOutputSide) {
-        let source = (width: max(1, sourceWidth), height: max(1, sourceHeight))
-        let geometry = ResizeGeometry(
-            sourceWidth: source.width, sourceHeight: source.height, boxWidth: max(0, options.width), boxHeight: max(0, options.height),
-            mode: Self.mode(for: options, sourceWidth: source.width, sourceHeight: source.height),
-            gravity: options.gravity.geometryGravity, allowsUpscaling: options.enlarge, maximumSide: max(1, maximumSide)
-        )
-        scaledWidth = geometry.scaledWidth
-        scaledHeight = geometry.scaledHeight
-        width = geometry.width
-        height = geometry.height
-        gravity = options.gravity
-    }
+        self.options = options
+        var (sourceW, sourceH) = (max(1, sourceWidth), max(1, sourceHeight))
+        if options.rotation % 180 != 0 { swap(&sourceW, &sourceH) }
+        orientedWidth = sourceW
+        orientedHeight = sourceH
+        let cropW = Self.cropSide(sourceW, options.crop?.width ?? 0)
+        let cropH = Self.cropSide(sourceH, options.crop?.height ?? 0)
+        let partW = Self.minNonZero(cropW, sourceW)
+        let partH = Self.minNonZero(cropH, sourceH)
+        sourceCropWidth = partW
+        sourceCropHeight = partH
 
-    /// The library's mode for the options' resizing type; `auto` decided
-    /// by the orientations of the source and the box.
-    static func mode(for options: ProcessingOptions, sourceWidth: Int, sourceHeight: Int) -> ResizeMode {
-        switch options.resizingType {
-        case .fit: return .fit
-        case .fill: return .crop
-        case .fillDown: return .cropToAspectRatio
-        case .force: return .force
-        case .auto:
-            let sameOrientation = options.width > 0 && options.height > 0
-                && (sourceWidth >= sourceHeight) == (options.width >= options.height)
-            return sameOrientation ? .crop : .fit
+        var scale = Self.scale(partWidth: partW, partHeight: partH, options: options)
+        var sizes = Sizes(scale: scale, partWidth: partW, partHeight: partH, options: options)
+        // The largest side: the server's, or a smaller one the path asks for.
+        var limit = max(1, maximumSide)
+        if let asked = options.maximumResultDimension, asked > 0 { limit = min(limit, asked) }
+        var outW = Self.minNonZero(sizes.scaledW, sizes.keptW)
+        var outH = Self.minNonZero(sizes.scaledH, sizes.keptH)
+        if options.extend != nil {
+            (outW, outH) = (max(outW, sizes.targetW), max(outH, sizes.targetH))
+        } else if options.extendAspectRatio != nil {
+            (outW, outH) = (max(outW, sizes.aspectW), max(outH, sizes.aspectH))
         }
+        let padded = Self.scaled(options.padding, by: scale.dpr)
+        outW += padded.left + padded.right
+        outH += padded.top + padded.bottom
+        if max(outW, outH) > limit {
+            let k = Double(limit) / Double(max(outW, outH))
+            scale.width = max(scale.width * k, 1 / Double(partW))
+            scale.height = max(scale.height * k, 1 / Double(partH))
+            scale.dpr *= k
+            sizes = Sizes(scale: scale, partWidth: partW, partHeight: partH, options: options)
+        }
+        scaledWidth = sizes.scaledW
+        scaledHeight = sizes.scaledH
+        width = sizes.keptW > 0 ? min(sizes.keptW, sizes.scaledW) : sizes.scaledW
+        height = sizes.keptH > 0 ? min(sizes.keptH, sizes.scaledH) : sizes.scaledH
+        var canvas = (width: width, height: height)
+        if options.extend != nil, sizes.targetW > width || sizes.targetH > height {
+            canvas = (sizes.targetW > 0 ? sizes.targetW : width, sizes.targetH > 0 ? sizes.targetH : height)
+        } else if options.extendAspectRatio != nil, sizes.aspectW > 0, sizes.aspectH > 0,
+                  sizes.aspectW > width || sizes.aspectH > height {
+            canvas = (sizes.aspectW, sizes.aspectH)
+        }
+        canvasWidth = canvas.width
+        canvasHeight = canvas.height
+        padding = Self.scaled(options.padding, by: scale.dpr)
+        effectiveDPR = scale.dpr
     }
 
-    /// The top-left corner of the kept part for a fixed gravity (for
-    /// ``ProcessingOptions/Gravity/smart`` the processor looks at the pixels
-    /// instead; this is the centre).
+    /// Where the part cut from the turned source starts (for a fixed
+    /// gravity or a focus point: a `smart` crop looks at the pixels).
+    public var sourceCropOrigin: (x: Int, y: Int) {
+        let crop = options.crop
+        let gravity = crop?.gravity ?? options.gravity
+        let offset = crop?.gravity != nil ? crop!.offset : options.gravityOffset
+        return Self.position(outerWidth: orientedWidth, outerHeight: orientedHeight, innerWidth: sourceCropWidth,
+                             innerHeight: sourceCropHeight, gravity: gravity, offset: offset, dpr: 1)
+    }
+
+    /// Where the kept part starts in the resampled image.
     public var cropOrigin: (x: Int, y: Int) {
-        gravity.geometryGravity.origin(ofWidth: width, height: height, inWidth: scaledWidth, height: scaledHeight)
+        Self.position(outerWidth: scaledWidth, outerHeight: scaledHeight, innerWidth: width, innerHeight: height,
+                      gravity: options.gravity, offset: options.gravityOffset, dpr: effectiveDPR)
     }
-}
 
-extension ProcessingOptions.Gravity {
-    /// The library's gravity for this one; ``smart`` is the centre until
-    /// the processor has looked at the pixels.
-    var geometryGravity: ResizeGeometry.Gravity {
-        switch self {
-        case .center, .smart: .center
-        case .north: .north
-        case .south: .south
-        case .east: .east
-        case .west: .west
-        case .northEast: .northEast
-        case .northWest: .northWest
-        case .southEast: .southEast
-        case .southWest: .southWest
+    /// Where the kept image sits on the canvas; may be negative only when
+    /// the canvas is narrower than the image on one side (the image is then cut).
+    public var canvasOrigin: (x: Int, y: Int) {
+        guard canvasWidth != width || canvasHeight != height else { return (0, 0) }
+        let placement = (options.extend != nil ? options.extend : options.extendAspectRatio) ?? .center
+        return Self.position(outerWidth: canvasWidth, outerHeight: canvasHeight, innerWidth: width, innerHeight: height,
+                             gravity: placement.gravity, offset: placement.offset, dpr: effectiveDPR)
+    }
+
+    // MARK: The arithmetic
+
+    /// The scale of each side and the device pixel ratio in effect.
+    private struct Scale {
+        var width: Double
+        var height: Double
+        var dpr: Double
+    }
+
+    /// The target box, the resampled size, the part kept and the
+    /// aspect-ratio canvas, for one scale.
+    private struct Sizes {
+        var targetW = 0, targetH = 0, scaledW = 0, scaledH = 0, keptW = 0, keptH = 0, aspectW = 0, aspectH = 0
+
+        init(scale: Scale, partWidth: Int, partHeight: Int, options: ProcessingOptions) {
+            targetW = ResizePlan.scaled(options.width, scale.dpr * options.zoomX)
+            targetH = ResizePlan.scaled(options.height, scale.dpr * options.zoomY)
+            scaledW = ResizePlan.scaled(partWidth, scale.width)
+            scaledH = ResizePlan.scaled(partHeight, scale.height)
+            (keptW, keptH) = (targetW, targetH)
+            if options.resizingType == .fillDown && !options.enlarge {
+                let diffW = Double(targetW) / Double(scaledW)
+                let diffH = Double(targetH) / Double(scaledH)
+                if diffW > diffH && diffW > 1 {
+                    (keptW, keptH) = (scaledW, ResizePlan.scaled(scaledW, Double(targetH) / Double(targetW)))
+                } else if diffH > diffW && diffH > 1 {
+                    (keptW, keptH) = (ResizePlan.scaled(scaledH, Double(targetW) / Double(targetH)), scaledH)
+                }
+            }
+            if options.extendAspectRatio != nil && targetW > 0 && targetH > 0 {
+                let outW = ResizePlan.minNonZero(scaledW, keptW)
+                let outH = ResizePlan.minNonZero(scaledH, keptH)
+                let diffW = Double(targetW) / Double(outW)
+                let diffH = Double(targetH) / Double(outH)
+                if diffH > diffW {
+                    (aspectW, aspectH) = (outW, ResizePlan.scaled(outW, Double(targetH) / Double(targetW)))
+                } else if diffW > diffH {
+                    (aspectW, aspectH) = (ResizePlan.scaled(outH, Double(targetW) / Double(targetH)), outH)
+                }
+            }
         }
+    }
+
+    /// imgproxy's scale: shrink factors per side from the box and the
+    /// resizing type, then zoom, the no-enlarging clamp (which also lowers
+    /// the device pixel ratio), the minimum sizes and the device pixel ratio.
+    private static func scale(partWidth: Int, partHeight: Int, options: ProcessingOptions) -> Scale {
+        let (partW, partH) = (Double(partWidth), Double(partHeight))
+        let dstW = options.width != 0 ? Double(options.width) : partW
+        let dstH = options.height != 0 ? Double(options.height) : partH
+        var shrinkW = dstW != partW ? partW / dstW : 1
+        var shrinkH = dstH != partH ? partH / dstH : 1
+        if shrinkW != 1 || shrinkH != 1 {
+            var type = options.resizingType
+            if type == .auto {
+                let sameOrientation = (partW - partH >= 0 && dstW - dstH >= 0) || (partW - partH < 0 && dstW - dstH < 0)
+                type = sameOrientation ? .fill : .fit
+            }
+            if options.width == 0 && type != .force {
+                shrinkW = shrinkH
+            } else if options.height == 0 && type != .force {
+                shrinkH = shrinkW
+            } else if type == .fit {
+                (shrinkW, shrinkH) = (max(shrinkW, shrinkH), max(shrinkW, shrinkH))
+            } else if type == .fill || type == .fillDown {
+                (shrinkW, shrinkH) = (min(shrinkW, shrinkH), min(shrinkW, shrinkH))
+            }
+        }
+        shrinkW /= options.zoomX
+        shrinkH /= options.zoomY
+        var dpr = options.dpr
+        if !options.enlarge {
+            let least = min(shrinkW, shrinkH)
+            if least < 1 {
+                shrinkW /= least
+                shrinkH /= least
+                if options.extend == nil { dpr /= least }
+            }
+            dpr = min(dpr, min(shrinkW, shrinkH))
+        }
+        if options.minWidth > 0 {
+            let needed = partW / Double(options.minWidth)
+            if needed < shrinkW {
+                shrinkH /= shrinkW / needed
+                shrinkW = needed
+            }
+        }
+        if options.minHeight > 0 {
+            let needed = partH / Double(options.minHeight)
+            if needed < shrinkH {
+                shrinkW /= shrinkH / needed
+                shrinkH = needed
+            }
+        }
+        shrinkW = min(shrinkW / dpr, partW)
+        shrinkH = min(shrinkH / dpr, partH)
+        return Scale(width: 1 / shrinkW, height: 1 / shrinkH, dpr: dpr)
+    }
+
+    /// A side cut by `crop`: pixels (the whole part dropped) from 1 up, a
+    /// fraction of `side` below 1 (at least 1 pixel), 0 for the whole side.
+    private static func cropSide(_ side: Int, _ crop: Double) -> Int {
+        if crop == 0 { return 0 }
+        if crop >= 1 { return Int(crop) }
+        return max(1, scaled(side, crop))
+    }
+
+    /// `value` times `factor`, rounded half away from zero; 0 stays 0.
+    static func scaled(_ value: Int, _ factor: Double) -> Int {
+        value == 0 ? 0 : Int((Double(value) * factor).rounded())
+    }
+
+    /// `value` times `factor`, rounded half to even (for offsets and padding).
+    private static func scaledToEven(_ value: Double, _ factor: Double) -> Int {
+        Int((value * factor).rounded(.toNearestOrEven))
+    }
+
+    private static func scaled(_ padding: ProcessingOptions.Padding, by dpr: Double) -> ProcessingOptions.Padding {
+        ProcessingOptions.Padding(
+            top: scaledToEven(Double(padding.top), dpr), right: scaledToEven(Double(padding.right), dpr),
+            bottom: scaledToEven(Double(padding.bottom), dpr), left: scaledToEven(Double(padding.left), dpr)
+        )
+    }
+
+    static func minNonZero(_ a: Int, _ b: Int) -> Int {
+        a == 0 ? b : b == 0 ? a : min(a, b)
+    }
+
+    /// The top-left corner of an inner rectangle placed at a gravity in an
+    /// outer one, kept inside it (at 0 when it does not fit): imgproxy's
+    /// placement (offsets and focus points rounded half to even), centred
+    /// as the library centres.
+    static func position(
+        outerWidth: Int, outerHeight: Int, innerWidth: Int, innerHeight: Int,
+        gravity: ProcessingOptions.Gravity, offset: ProcessingOptions.Offset, dpr: Double
+    ) -> (x: Int, y: Int) {
+        var left: Int, top: Int
+        if gravity == .focusPoint {
+            left = Int((Double(outerWidth) * offset.x).rounded(.toNearestOrEven)) - innerWidth / 2
+            top = Int((Double(outerHeight) * offset.y).rounded(.toNearestOrEven)) - innerHeight / 2
+        } else {
+            func pixels(_ value: Double, _ outer: Int) -> Int {
+                abs(value) >= 1 ? scaledToEven(value, dpr) : scaledToEven(Double(outer), value)
+            }
+            let offsetX = pixels(offset.x, outerWidth)
+            let offsetY = pixels(offset.y, outerHeight)
+            // Half the spare pixels, the odd one after, as the library's
+            // geometry centres (imgproxy rounds `(spare + 1) / 2` half to
+            // even, at most one pixel away), so the server, `imago fetch`
+            // and `Image.resized(toFit:)` cut the same pixels.
+            func centred(_ spare: Int) -> Int { max(0, spare) / 2 }
+            left = centred(outerWidth - innerWidth) + offsetX
+            top = centred(outerHeight - innerHeight) + offsetY
+            switch gravity {
+            case .north, .northEast, .northWest: top = offsetY
+            case .south, .southEast, .southWest: top = outerHeight - innerHeight - offsetY
+            default: break
+            }
+            switch gravity {
+            case .east, .northEast, .southEast: left = outerWidth - innerWidth - offsetX
+            case .west, .northWest, .southWest: left = offsetX
+            default: break
+            }
+        }
+        left = max(0, min(left, outerWidth - innerWidth))
+        top = max(0, min(top, outerHeight - innerHeight))
+        return (left, top)
     }
 }
 #endif

@@ -36,8 +36,13 @@ public struct ImageServerConfiguration: Sendable {
     /// and `imago fetch`'s (`ImageEncoders.defaultQuality(for:)`: JPEG 85,
     /// WebP 80, AVIF 60).
     public var defaultQuality: Int?
-    /// The largest width or height of an output image.
+    /// The largest width or height of an output image, padding and
+    /// extension included: a larger result is scaled down to fit.
     public var maximumOutputSide: Int
+    /// Whether paths may set security options (`max_result_dimension`);
+    /// otherwise such a path is refused with 403, as imgproxy does unless
+    /// `IMGPROXY_ALLOW_SECURITY_OPTIONS` is on. Default: `false`.
+    public var allowsSecurityOptions: Bool
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -65,6 +70,7 @@ public struct ImageServerConfiguration: Sendable {
         self.automaticWebP = false
         self.defaultQuality = nil
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
+        self.allowsSecurityOptions = false
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.dataCache = nil
         self.transport = nil

@@ -86,6 +86,9 @@ final class ImageServerEngine: Sendable {
     private func answer(path: String, accept: String?, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
         let parsed = try ImageServerPath(parsing: path)
         try checkSignature(of: parsed)
+        if parsed.options.maximumResultDimension != nil && !configuration.allowsSecurityOptions {
+            throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
+        }
         try configuration.sourcePolicy.check(parsed.source)
         let choice = parsed.options.requestedFormat(accept: accept, automaticWebP: configuration.automaticWebP)
         var chosen = parsed.options
@@ -148,9 +151,12 @@ final class ImageServerEngine: Sendable {
             let workQueue = pipeline.configuration.workQueue
             let (data, format) = try await job.withSlot {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                    let image = options.apply(to: response.image, maximumSide: maximumSide)
+                    let processed = options.apply(to: response.image, maximumSide: maximumSide)
                     // `options.format` is set unless the output follows the source.
-                    let format = options.format ?? ProcessingOptions.format(following: response.format, hasAlpha: image.pixelFormat.hasAlpha)
+                    let format = options.format ?? ProcessingOptions.format(
+                        following: response.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
+                    )
+                    let image = options.flattened(processed, for: format)
                     return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
                 }
             }
@@ -185,8 +191,13 @@ final class ImageServerEngine: Sendable {
     /// cover the box, for `force` with `el:1` that shrinks one side and
     /// enlarges the other, or when the server's maximum side is smaller
     /// than the box: those are resampled again).
+    /// Options that make the plan depend on the source's own size (a crop,
+    /// a turn, a device pixel ratio, zoom, minimum sizes) get no hint: the
+    /// source is decoded whole.
     private func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
         guard options.width > 0 || options.height > 0 else { return nil }
+        guard options.crop == nil, options.rotation == 0, options.dpr == 1, options.zoomX == 1, options.zoomY == 1,
+              options.minWidth == 0, options.minHeight == 0 else { return nil }
         let unbounded = 1 << 30
         let mode: ResizeMode = if options.width == 0 || options.height == 0 || options.resizingType == .fit {
             .fit

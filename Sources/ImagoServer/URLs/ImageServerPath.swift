@@ -121,7 +121,28 @@ public struct ImageServerPath: Sendable, Hashable {
         if options.resizingType != defaults.resizingType || options.width != 0 || options.height != 0 || options.enlarge {
             parts.append("rs:\(options.resizingType.rawValue):\(options.width):\(options.height):\(options.enlarge ? 1 : 0)")
         }
-        if options.gravity != defaults.gravity { parts.append("g:\(options.gravity.rawValue)") }
+        if options.gravity != defaults.gravity || options.gravityOffset != .zero {
+            parts.append("g:" + gravityArguments(options.gravity, options.gravityOffset))
+        }
+        if options.minWidth != 0 { parts.append("mw:\(options.minWidth)") }
+        if options.minHeight != 0 { parts.append("mh:\(options.minHeight)") }
+        if options.zoomX != 1 || options.zoomY != 1 { parts.append("z:\(number(options.zoomX)):\(number(options.zoomY))") }
+        if options.dpr != 1 { parts.append("dpr:\(number(options.dpr))") }
+        if let extend = options.extend { parts.append("ex:1:" + gravityArguments(extend.gravity, extend.offset)) }
+        if let extend = options.extendAspectRatio { parts.append("exar:1:" + gravityArguments(extend.gravity, extend.offset)) }
+        if let crop = options.crop {
+            parts.append("c:\(number(crop.width)):\(number(crop.height))" + (crop.gravity.map { ":" + gravityArguments($0, crop.offset) } ?? ""))
+        }
+        if options.padding != .zero {
+            let padding = options.padding
+            parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)")
+        }
+        if options.rotation != 0 { parts.append("rot:\(options.rotation)") }
+        if options.flipsHorizontally || options.flipsVertically {
+            parts.append("fl:\(options.flipsHorizontally ? 1 : 0):\(options.flipsVertically ? 1 : 0)")
+        }
+        if let color = options.background { parts.append("bg:\(color.red):\(color.green):\(color.blue)") }
+        if let size = options.maximumResultDimension { parts.append("mrd:\(size)") }
         if let quality = options.quality { parts.append("q:\(quality)") }
         if let blur = options.blur { parts.append("bl:\(Self.number(blur))") }
         switch encoding {
@@ -135,6 +156,11 @@ public struct ImageServerPath: Sendable, Hashable {
             parts.append(SigningKey.base64URL(Data(source.absoluteString.utf8)) + (options.format.map { "." + $0.rawValue } ?? ""))
         }
         return "/" + parts.joined(separator: "/")
+    }
+
+    /// `TYPE`, `TYPE:X:Y`, or `fp:X:Y`.
+    private static func gravityArguments(_ gravity: ProcessingOptions.Gravity, _ offset: ProcessingOptions.Offset) -> String {
+        gravity != .focusPoint && offset == .zero ? gravity.rawValue : "\(gravity.rawValue):\(number(offset.x)):\(number(offset.y))"
     }
 
     private static func number(_ value: Double) -> String {
@@ -172,15 +198,17 @@ public struct ImageServerPath: Sendable, Hashable {
             if let width = argument(first) { options.width = try side(width, "width") }
             if let height = argument(first + 1) { options.height = try side(height, "height") }
             if let enlarge = argument(first + 2) { options.enlarge = try boolean(enlarge, "enlarge") }
-            if let extend = argument(first + 3), try boolean(extend, "extend") { throw bad("extend is not supported") }
+            if argument(first + 3) != nil {
+                options.extend = try placement(Array(arguments[(first + 3)...]), name: "extend", current: options.extend)
+            }
         }
         switch name {
         case "resize", "rs":
-            try expectCount(1...5)
+            try expectCount(1...8)
             if let type = argument(0) { options.resizingType = try resizingType(type) }
             try applySize(from: 1)
         case "size", "s":
-            try expectCount(1...4)
+            try expectCount(1...7)
             try applySize(from: 0)
         case "resizing_type", "rt":
             try expectCount(1...1)
@@ -191,19 +219,73 @@ public struct ImageServerPath: Sendable, Hashable {
         case "height", "h":
             try expectCount(1...1)
             options.height = try side(arguments[0], "height")
+        case "min-width", "mw":
+            try expectCount(1...1)
+            options.minWidth = try side(arguments[0], "min-width")
+        case "min-height", "mh":
+            try expectCount(1...1)
+            options.minHeight = try side(arguments[0], "min-height")
+        case "zoom", "z":
+            try expectCount(1...2)
+            options.zoomX = try positive(arguments[0], "zoom")
+            options.zoomY = arguments.count == 2 ? try positive(arguments[1], "zoom") : options.zoomX
+        case "dpr":
+            try expectCount(1...1)
+            options.dpr = try positive(arguments[0], "dpr")
         case "enlarge", "el":
             try expectCount(1...1)
             options.enlarge = try boolean(arguments[0], "enlarge")
+        case "extend", "ex":
+            try expectCount(1...4)
+            options.extend = try placement(arguments, name: "extend", current: options.extend)
+        case "extend_aspect_ratio", "extend_ar", "exar":
+            try expectCount(1...4)
+            options.extendAspectRatio = try placement(arguments, name: "extend_aspect_ratio", current: options.extendAspectRatio)
         case "gravity", "g":
-            try expectCount(1...3)
-            guard let gravity = ProcessingOptions.Gravity(rawValue: String(arguments[0])) else {
-                throw bad("unknown gravity \"\(arguments[0].prefix(20))\" (ce, no, so, ea, we, noea, nowe, soea, sowe or sm)")
-            }
-            // Offsets are not supported; builders send none, or zeros.
-            for offset in arguments.dropFirst() where Double(offset) != 0 {
-                throw bad("gravity offsets are not supported")
-            }
+            let (gravity, offset) = try Self.gravity(arguments[...], current: options.gravityOffset, allowsSmart: true)
             options.gravity = gravity
+            options.gravityOffset = offset
+        case "crop", "c":
+            try expectCount(1...5)
+            var crop = ProcessingOptions.Crop(width: try cropSide(arguments[0], "width"), height: 0)
+            if arguments.count > 1 { crop.height = try cropSide(arguments[1], "height") }
+            if arguments.count > 2 {
+                (crop.gravity, crop.offset) = try Self.gravity(arguments[2...], current: .zero, allowsSmart: true)
+            }
+            options.crop = crop.width == 0 && crop.height == 0 ? nil : crop
+        case "padding", "pd":
+            try expectCount(1...4)
+            var padding = options.padding
+            var sides: [Int?] = []
+            for index in 0..<4 { sides.append(try argument(index).map { text throws(ImageServerError) in try side(text, "padding") }) }
+            if let top = sides[0] { padding.top = top }
+            if let right = sides[1] { padding.right = right } else if sides[0] != nil { padding.right = padding.top }
+            if let bottom = sides[2] { padding.bottom = bottom } else if sides[0] != nil { padding.bottom = padding.top }
+            if let left = sides[3] { padding.left = left } else if sides[0] != nil || sides[1] != nil { padding.left = padding.right }
+            options.padding = padding
+        case "auto_rotate", "ar":
+            try expectCount(1...1)
+            guard try boolean(arguments[0], "auto_rotate") else {
+                throw bad("auto_rotate:0 is not supported: sources are always shown upright, as their EXIF orientation says")
+            }
+        case "rotate", "rot":
+            try expectCount(1...1)
+            guard let angle = Int(arguments[0]), angle % 90 == 0 else {
+                throw bad("rotate must be a multiple of 90, not \"\(arguments[0].prefix(20))\"")
+            }
+            options.rotation = (angle % 360 + 360) % 360
+        case "flip", "fl":
+            try expectCount(1...2)
+            if let horizontal = argument(0) { options.flipsHorizontally = try boolean(horizontal, "flip") }
+            if let vertical = argument(1) { options.flipsVertically = try boolean(vertical, "flip") }
+        case "background", "bg":
+            options.background = try background(arguments)
+        case "max_result_dimension", "mrd":
+            try expectCount(1...1)
+            guard let size = Int(arguments[0]) else {
+                throw bad("max_result_dimension must be a whole number, not \"\(arguments[0].prefix(20))\"")
+            }
+            options.maximumResultDimension = size > 0 ? size : nil
         case "quality", "q":
             try expectCount(1...1)
             guard let quality = Int(arguments[0]), (0...100).contains(quality) else {
@@ -224,6 +306,95 @@ public struct ImageServerPath: Sendable, Hashable {
         }
     }
 
+    /// A gravity and its offsets: `TYPE[:X[:Y]]`, `sm` alone, `fp:X:Y`
+    /// (0 to 1). Offsets left out or empty keep `current`.
+    private static func gravity(
+        _ arguments: ArraySlice<Substring>, current: ProcessingOptions.Offset, allowsSmart: Bool
+    ) throws(ImageServerError) -> (ProcessingOptions.Gravity, ProcessingOptions.Offset) {
+        let types = allowsSmart ? "ce, no, so, ea, we, noea, nowe, soea, sowe, sm or fp" : "ce, no, so, ea, we, noea, nowe, soea, sowe or fp"
+        guard let first = arguments.first, let gravity = ProcessingOptions.Gravity(rawValue: String(first)),
+              allowsSmart || gravity != .smart else {
+            throw bad("unknown gravity \"\(arguments.first?.prefix(20) ?? "")\" (\(types))")
+        }
+        let values = Array(arguments.dropFirst())
+        switch gravity {
+        case .smart:
+            guard values.isEmpty else { throw bad("gravity sm takes no offsets") }
+            return (gravity, .zero)
+        case .focusPoint:
+            guard values.count == 2, let x = Double(values[0]), let y = Double(values[1]),
+                  (0...1).contains(x), (0...1).contains(y) else {
+                throw bad("gravity fp takes a point X:Y, each from 0 to 1")
+            }
+            return (gravity, ProcessingOptions.Offset(x: x, y: y))
+        default:
+            guard values.count <= 2 else { throw bad("gravity takes at most two offsets, X and Y") }
+            var offset = current
+            for (index, value) in values.enumerated() where !value.isEmpty {
+                guard let number = Double(value), number.isFinite, abs(number) <= Double(maximumOutputSide) else {
+                    throw bad("a gravity offset must be a number, not \"\(value.prefix(20))\"")
+                }
+                if index == 0 { offset.x = number } else { offset.y = number }
+            }
+            return (gravity, offset)
+        }
+    }
+
+    /// `extend` and `extend_aspect_ratio`: `BOOL[:GRAVITY[:X[:Y]]]`.
+    private static func placement(
+        _ arguments: [Substring], name: String, current: ProcessingOptions.Placement?
+    ) throws(ImageServerError) -> ProcessingOptions.Placement? {
+        guard try arguments[0].isEmpty ? false : boolean(arguments[0], name) else { return nil }
+        guard arguments.count > 1 else { return current ?? .center }
+        let (gravity, offset) = try Self.gravity(arguments[1...], current: current?.offset ?? .zero, allowsSmart: false)
+        return ProcessingOptions.Placement(gravity: gravity, offset: offset)
+    }
+
+    /// `R:G:B` (0 to 255 each), a hex colour (`RGB` or `RRGGBB`), or
+    /// nothing, which takes the background away.
+    private static func background(_ arguments: [Substring]) throws(ImageServerError) -> ProcessingOptions.Color? {
+        switch arguments.count {
+        case 1 where arguments[0].isEmpty:
+            return nil
+        case 1:
+            let hex = arguments[0]
+            guard hex.count == 3 || hex.count == 6, hex.allSatisfy(\.isHexDigit), let value = UInt32(hex, radix: 16) else {
+                throw bad("background must be a hex colour (RGB or RRGGBB) or R:G:B, not \"\(hex.prefix(20))\"")
+            }
+            if hex.count == 3 {
+                return ProcessingOptions.Color(red: UInt8((value >> 8) & 0xF) * 17, green: UInt8((value >> 4) & 0xF) * 17, blue: UInt8(value & 0xF) * 17)
+            }
+            return ProcessingOptions.Color(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
+        case 3:
+            var channels: [UInt8] = []
+            for text in arguments {
+                guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let channel = UInt8(text) else {
+                    throw bad("background channels must be whole numbers from 0 to 255, not \"\(text.prefix(20))\"")
+                }
+                channels.append(channel)
+            }
+            return ProcessingOptions.Color(red: channels[0], green: channels[1], blue: channels[2])
+        default:
+            throw bad("background takes a hex colour or R:G:B, not \(arguments.count) arguments")
+        }
+    }
+
+    /// A number above zero (zoom, dpr).
+    private static func positive(_ text: Substring, _ name: String) throws(ImageServerError) -> Double {
+        guard let value = Double(text), value.isFinite, value > 0, value <= Double(maximumOutputSide) else {
+            throw bad("\(name) must be a number above 0, not \"\(text.prefix(20))\"")
+        }
+        return value
+    }
+
+    /// A crop side: pixels from 1 up, a fraction below 1, 0 for the whole side.
+    private static func cropSide(_ text: Substring, _ name: String) throws(ImageServerError) -> Double {
+        guard let value = Double(text), value.isFinite, (0...Double(maximumOutputSide * 8)).contains(value) else {
+            throw bad("crop \(name) must be a number from 0 up, not \"\(text.prefix(20))\"")
+        }
+        return value
+    }
+
     private static func resizingType(_ text: Substring) throws(ImageServerError) -> ProcessingOptions.ResizingType {
         guard let type = ProcessingOptions.ResizingType(rawValue: String(text)) else {
             throw bad("unknown resizing type \"\(text.prefix(20))\" (fit, fill, fill-down, force or auto)")
@@ -240,8 +411,8 @@ public struct ImageServerPath: Sendable, Hashable {
 
     private static func boolean(_ text: Substring, _ name: String) throws(ImageServerError) -> Bool {
         switch text {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
         default: throw bad("\(name) must be 1, t, true, 0, f or false, not \"\(text.prefix(20))\"")
         }
     }

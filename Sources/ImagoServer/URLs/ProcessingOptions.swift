@@ -46,6 +46,112 @@ public struct ProcessingOptions: Sendable, Hashable {
         case southWest = "sowe"
         /// The most detailed region of the image.
         case smart = "sm"
+        /// A focus point: ``ProcessingOptions/Offset/x`` and
+        /// ``ProcessingOptions/Offset/y`` (0 to 1, fractions of the width and
+        /// height) are kept as near the centre as the image allows.
+        case focusPoint = "fp"
+    }
+
+    /// Where a gravity's part sits away from its edge: a value of 1 or more
+    /// (or -1 or less) is pixels, one between -1 and 1 a fraction of the
+    /// outer size. Positive values point inward from the named edge (from
+    /// the centre: right and down). For ``Gravity/focusPoint`` it is the
+    /// point itself, as fractions from 0 to 1.
+    public struct Offset: Sendable, Hashable {
+        /// Across.
+        public var x: Double
+        /// Down.
+        public var y: Double
+
+        /// No offset.
+        public static let zero = Offset(x: 0, y: 0)
+
+        /// Creates an offset.
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
+
+    /// A part cut from the source before it is resized (`crop:W:H:GRAVITY`).
+    public struct Crop: Sendable, Hashable {
+        /// The width kept: pixels when 1 or more, a fraction of the source's
+        /// width below 1, the whole width when 0.
+        public var width: Double
+        /// The height kept, as ``width``.
+        public var height: Double
+        /// Where the part sits; `nil` uses the path's ``ProcessingOptions/gravity``
+        /// and ``ProcessingOptions/gravityOffset``.
+        public var gravity: Gravity?
+        /// The offset for ``gravity``.
+        public var offset: Offset
+
+        /// Creates a crop.
+        public init(width: Double, height: Double, gravity: Gravity? = nil, offset: Offset = .zero) {
+            self.width = width
+            self.height = height
+            self.gravity = gravity
+            self.offset = offset
+        }
+    }
+
+    /// Where an image sits on a larger canvas (`extend`, `extend_aspect_ratio`).
+    public struct Placement: Sendable, Hashable {
+        /// The edge, corner or centre (``Gravity/smart`` is not a placement).
+        public var gravity: Gravity
+        /// The offset from it.
+        public var offset: Offset
+
+        /// Centred.
+        public static let center = Placement(gravity: .center, offset: .zero)
+
+        /// Creates a placement.
+        public init(gravity: Gravity, offset: Offset = .zero) {
+            self.gravity = gravity
+            self.offset = offset
+        }
+    }
+
+    /// Space added around the result, in CSS order, in pixels before `dpr`.
+    public struct Padding: Sendable, Hashable {
+        /// Above.
+        public var top: Int
+        /// To the right.
+        public var right: Int
+        /// Below.
+        public var bottom: Int
+        /// To the left.
+        public var left: Int
+
+        /// No padding.
+        public static let zero = Padding(top: 0, right: 0, bottom: 0, left: 0)
+
+        /// Creates a padding.
+        public init(top: Int, right: Int, bottom: Int, left: Int) {
+            (self.top, self.right, self.bottom, self.left) = (top, right, bottom, left)
+        }
+
+        /// Whether any side is padded.
+        public var isZero: Bool { top == 0 && right == 0 && bottom == 0 && left == 0 }
+    }
+
+    /// An opaque colour, 8 bits a channel.
+    public struct Color: Sendable, Hashable {
+        /// Red.
+        public var red: UInt8
+        /// Green.
+        public var green: UInt8
+        /// Blue.
+        public var blue: UInt8
+
+        /// White, what transparent pixels become in a format without alpha
+        /// when the path names no background.
+        public static let white = Color(red: 255, green: 255, blue: 255)
+
+        /// Creates a colour.
+        public init(red: UInt8, green: UInt8, blue: UInt8) {
+            (self.red, self.green, self.blue) = (red, green, blue)
+        }
     }
 
     /// The encoded formats the server produces.
@@ -84,6 +190,45 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var enlarge: Bool = false
     /// Where a crop keeps the image. Default: ``Gravity/center``.
     public var gravity: Gravity = .center
+    /// The offset of ``gravity`` (its focus point for ``Gravity/focusPoint``).
+    /// Absolute offsets are multiplied by ``dpr``.
+    public var gravityOffset: Offset = .zero
+    /// The smallest width of the result before ``dpr``; it may enlarge the
+    /// image even without ``enlarge``. 0: none.
+    public var minWidth: Int = 0
+    /// The smallest height of the result before ``dpr``. 0: none.
+    public var minHeight: Int = 0
+    /// Multiplies the size and the scale across (`zoom`). Default: 1.
+    public var zoomX: Double = 1
+    /// Multiplies the size and the scale down. Default: 1.
+    public var zoomY: Double = 1
+    /// The device pixel ratio: multiplies the size, the scale, absolute
+    /// offsets and the padding; without ``enlarge`` it never enlarges the
+    /// image. Default: 1.
+    public var dpr: Double = 1
+    /// Extends the canvas to the requested size when the image is smaller,
+    /// at a placement; `nil`: no extension.
+    public var extend: Placement?
+    /// Extends the canvas to the requested aspect ratio, at a placement;
+    /// `nil`: no extension.
+    public var extendAspectRatio: Placement?
+    /// A part cut from the source before resizing; `nil`: the whole source.
+    public var crop: Crop?
+    /// Space added around the result.
+    public var padding: Padding = .zero
+    /// A clockwise turn of the result: 0, 90, 180 or 270 degrees.
+    public var rotation: Int = 0
+    /// Mirrors the result left to right.
+    public var flipsHorizontally: Bool = false
+    /// Mirrors the result top to bottom.
+    public var flipsVertically: Bool = false
+    /// The colour of extended and padded areas and of transparent pixels;
+    /// `nil`: transparent, and white in a format without alpha.
+    public var background: Color?
+    /// The largest width or height of the result, padding and extension
+    /// included: the image is scaled down to fit. Honoured only when the
+    /// server allows security options. `nil`: the server's limit.
+    public var maximumResultDimension: Int?
     /// The encoder's quality, 1 to 100; `nil` uses the server's default.
     public var quality: Int?
     /// The output format; `nil` lets the server choose (the path's extension,

@@ -18,8 +18,13 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
         where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. Also GET /health and GET /metrics.
-        Resizing follows imgproxy (rt:fit|fill|fill-down|force|auto, zero sides keep the aspect ratio, el:1 enlarges, \
-        g: gravity or sm) with the library's geometry: rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
+        Options follow imgproxy, with its sizes to the pixel: rs/resize, s/size, rt/resizing_type \
+        (fit|fill|fill-down|force|auto), w, h, mw/min-width, mh/min-height, z/zoom, dpr, el/enlarge, \
+        ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \
+        with X:Y offsets, sm, fp:X:Y), c/crop (W:H[:GRAVITY], before resizing), pd/padding (CSS order, times dpr), \
+        rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate (1 only), \
+        mrd/max_result_dimension (with --allow-security-options), q/quality, f/format, bl/blur; \
+        docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
         Without a format in the URL (or WebP from --auto-webp): the source's format for JPEG, PNG, WebP and AVIF; \
         PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha. Without q: \
@@ -66,6 +71,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "Answer with WebP when the client accepts it and the URL names no format (adds Vary: Accept).")
     var autoWebp = false
+
+    @Flag(help: "Allow security options in URLs (max_result_dimension), as imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS.")
+    var allowSecurityOptions = false
 
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -142,6 +150,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maximumQueue = maxQueue
         configuration.timeToLive = ttl
         configuration.automaticWebP = autoWebp
+        configuration.allowsSecurityOptions = allowSecurityOptions
         configuration.logger = logger
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory

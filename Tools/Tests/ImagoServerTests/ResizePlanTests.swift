@@ -1,3 +1,4 @@
+import Imago
 import ImagoServer
 import Testing
 
@@ -34,9 +35,11 @@ import Testing
         Case(source: (100, 50), type: .fillDown, box: (200, 200), scaled: (100, 50), kept: (50, 50)),
         Case(source: (300, 200), type: .fillDown, box: (400, 100), scaled: (300, 200), kept: (300, 75)),
         Case(source: (4000, 3000), type: .fillDown, box: (200, 200), scaled: (267, 200), kept: (200, 200)),
-        // force: exactly the box, aspect ignored (never enlarged without enlarge).
+        // force: exactly the box, aspect ignored; without enlarge, a box
+        // larger on one side scales both sides back by the same factor
+        // (imgproxy keeps the stretch, not the box).
         Case(source: (4000, 3000), type: .force, box: (100, 300), scaled: (100, 300), kept: (100, 300)),
-        Case(source: (50, 50), type: .force, box: (100, 30), scaled: (50, 30), kept: (50, 30)),
+        Case(source: (50, 50), type: .force, box: (100, 30), scaled: (50, 15), kept: (50, 15)),
         Case(source: (50, 50), type: .force, box: (100, 30), enlarge: true, scaled: (100, 30), kept: (100, 30)),
         // auto: fill for the same orientation, else fit.
         Case(source: (4000, 3000), type: .auto, box: (400, 200), scaled: (400, 300), kept: (400, 200)),
@@ -70,22 +73,37 @@ import Testing
         #expect((tiny.scaledWidth, tiny.scaledHeight) == (8192, 1))
     }
 
+    /// imgproxy's placement on a 300x100 source cut to 100x100 (200
+    /// spare pixels across): offsets point inward from the named edge
+    /// (fractions of the outer size below 1), a focus point is centred and
+    /// kept inside.
     @Test(arguments: [
-        (ProcessingOptions.Gravity.center, 33, 50), (.north, 33, 0), (.south, 33, 100), (.west, 0, 50), (.east, 67, 50),
-        (.northWest, 0, 0), (.northEast, 67, 0), (.southWest, 0, 100), (.southEast, 67, 100), (.smart, 33, 50),
+        ("g:ce", 100, 0), ("g:we", 0, 0), ("g:ea", 200, 0), ("g:no", 100, 0), ("g:so", 100, 0), ("g:sm", 0, 0),
+        ("g:we:10", 10, 0), ("g:ea:10", 190, 0), ("g:ce:10", 110, 0), ("g:ce:-10", 90, 0), ("g:ce:0.1", 130, 0),
+        ("g:nowe:500", 200, 0), ("g:fp:0.3:0.5", 40, 0), ("g:fp:0.9:0.5", 200, 0), ("g:fp:0:0", 0, 0),
     ])
-    func gravityPlacesTheCrop(_ gravity: ProcessingOptions.Gravity, _ x: Int, _ y: Int) {
+    func gravityPlacesTheCrop(_ gravity: String, _ x: Int, _ y: Int) throws {
+        let options = try ImageServerPath(parsing: "/insecure/rs:fill:100:100/\(gravity)/plain/http%3A%2F%2Fx%2Fa.png").options
+        let plan = ResizePlan(sourceWidth: 300, sourceHeight: 100, options: options)
+        #expect((plan.scaledWidth, plan.scaledHeight, plan.width, plan.height) == (300, 100, 100, 100))
+        if options.gravity != .smart {
+            #expect(plan.cropOrigin.x == x)
+            #expect(plan.cropOrigin.y == y)
+        }
+    }
+
+    /// A centred part splits the spare pixels as the library does, the odd
+    /// one after (imgproxy may put it before: one pixel, no size changes),
+    /// so the server cuts the pixels `Image.resized(toFit:)` cuts.
+    @Test func anOddSparePixelGoesAfterWhenCentred() {
         var options = ProcessingOptions()
-        options.resizingType = .force
-        options.width = 267
-        options.height = 300
-        let scaled = ResizePlan(sourceWidth: 267, sourceHeight: 300, options: options)
-        #expect((scaled.scaledWidth, scaled.scaledHeight) == (267, 300))
-        var plan = scaled
-        plan.width = 200
-        plan.height = 200
-        plan.gravity = gravity
-        #expect(plan.cropOrigin.x == x)
-        #expect(plan.cropOrigin.y == y)
+        options.resizingType = .fill
+        (options.width, options.height) = (100, 100)
+        for width in 300...303 {
+            let plan = ResizePlan(sourceWidth: width, sourceHeight: 100, options: options)
+            let library = ResizeGeometry(sourceWidth: width, sourceHeight: 100, boxWidth: 100, boxHeight: 100, mode: .crop)
+            #expect(plan.cropOrigin.x == (width - 100) / 2)
+            #expect(plan.cropOrigin.x == library.cropX)
+        }
     }
 }
