@@ -26,6 +26,8 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         public static let forbiddenOption = Code(name: "forbidden_option", status: 403)
         /// 403: the source's scheme, host or address is not allowed.
         public static let forbiddenSource = Code(name: "forbidden_source", status: 403)
+        /// 404: the path's `expires` time has passed.
+        public static let expired = Code(name: "expired", status: 404)
         /// 404: the source answered 404 or 410.
         public static let sourceNotFound = Code(name: "source_not_found", status: 404)
         /// 413: the source is too large, in bytes or in pixels.

@@ -38,11 +38,9 @@ extension ProcessingOptions {
             let origin = gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
             image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
         }
-        if let blur, blur > 0 {
-            // Three box passes of radius r blur like a Gaussian of sigma ≈ √(r(r+1)).
-            let radius = max(1, Int((((blur * blur) + 0.25).squareRoot() - 0.5).rounded()))
-            image = image.blurred(radius: radius)
-        }
+        if let blur, blur > 0 { image = image.blurred(radius: Self.boxRadius(sigma: blur)) }
+        if let sharpen, sharpen > 0 { image = image.sharpened(radius: Self.boxRadius(sigma: sharpen)) }
+        if let pixelate, pixelate > 1 { image = image.pixelated(blockSize: pixelate) }
         if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
             let origin = plan.canvasOrigin
             image = image.placed(onWidth: plan.canvasWidth, height: plan.canvasHeight, x: origin.x, y: origin.y, background: background)
@@ -52,6 +50,12 @@ extension ProcessingOptions {
                                  x: plan.padding.left, y: plan.padding.top, background: background)
         }
         return image
+    }
+
+    /// The radius of three box passes that blur like a Gaussian of
+    /// `sigma`: sigma ≈ √(r(r+1)).
+    static func boxRadius(sigma: Double) -> Int {
+        max(1, Int((((sigma * sigma) + 0.25).squareRoot() - 0.5).rounded()))
     }
 
     /// `image` with its transparent pixels composited over ``background``
@@ -87,13 +91,14 @@ extension ProcessingOptions {
         return (Self.accepts("image/webp", in: accept) ? .webp : nil, true)
     }
 
-    /// The encoder for `format` at this path's quality; when the path names
-    /// none, at `defaultQuality` (the server's), or when that is `nil` too,
+    /// The encoder for `format` at this path's quality, else its
+    /// ``formatQuality`` for the format; when the path names neither, at
+    /// `defaultQuality` (the server's), or when that is `nil` too,
     /// at the library's default for the format
     /// (`ImageEncoders.defaultQuality(for:)`: JPEG 85, WebP 80, AVIF 60).
     public func encoder(for format: OutputFormat, defaultQuality: Int? = nil) -> any ImageEncoding {
         // Every output format is one Imago writes.
-        ImageEncoders.encoder(for: format.imageFormat, quality: quality ?? defaultQuality)!
+        ImageEncoders.encoder(for: format.imageFormat, quality: quality ?? formatQuality[format] ?? defaultQuality)!
     }
 
     /// The output format for an image decoded from `source`, when nothing

@@ -43,6 +43,9 @@ public struct ImageServerConfiguration: Sendable {
     /// otherwise such a path is refused with 403, as imgproxy does unless
     /// `IMGPROXY_ALLOW_SECURITY_OPTIONS` is on. Default: `false`.
     public var allowsSecurityOptions: Bool
+    /// The presets paths may use (`preset:NAME`); the `default` one applies
+    /// to every path. Default: none.
+    public var presets: ImageServerPresets
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -71,6 +74,7 @@ public struct ImageServerConfiguration: Sendable {
         self.defaultQuality = nil
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
+        self.presets = .none
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.dataCache = nil
         self.transport = nil

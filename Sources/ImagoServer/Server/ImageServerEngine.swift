@@ -84,8 +84,11 @@ final class ImageServerEngine: Sendable {
     }
 
     private func answer(path: String, accept: String?, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
-        let parsed = try ImageServerPath(parsing: path)
+        let parsed = try ImageServerPath(parsing: path, presets: configuration.presets)
         try checkSignature(of: parsed)
+        if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
+            throw ImageServerError(.expired, "the URL expired at Unix time \(expires)")
+        }
         if parsed.options.maximumResultDimension != nil && !configuration.allowsSecurityOptions {
             throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
         }
@@ -93,12 +96,16 @@ final class ImageServerEngine: Sendable {
         let choice = parsed.options.requestedFormat(accept: accept, automaticWebP: configuration.automaticWebP)
         var chosen = parsed.options
         chosen.format = choice.format
+        // What only shapes the headers is not part of the render's identity.
+        (chosen.filename, chosen.returnsAttachment, chosen.expires) = (nil, false, nil)
         let options = chosen
         let key = RenderIdentity(source: parsed.source, options: options)
+        let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
+                                             attachment: parsed.options.returnsAttachment)
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
-            return okReply(kept, variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: "hit")
+            return okReply(kept, variesWithAccept: choice.variesWithAccept, disposition: disposition, ifNoneMatch: ifNoneMatch, outcome: "hit")
         }
         let ticket: JobRegistry<RenderIdentity, RenderedImage>.Ticket
         do {
@@ -120,7 +127,7 @@ final class ImageServerEngine: Sendable {
                 return .failure(error as? ImageServerError ?? ImageServerError(answering: error))
             }
         }.value
-        return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, ifNoneMatch: ifNoneMatch, outcome: outcome)
+        return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, disposition: disposition, ifNoneMatch: ifNoneMatch, outcome: outcome)
     }
 
     private func checkSignature(of path: ImageServerPath) throws(ImageServerError) {
@@ -213,7 +220,8 @@ final class ImageServerEngine: Sendable {
         )
     }
 
-    private func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, ifNoneMatch: String?, outcome: String) -> ImageServerReply {
+    private func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, disposition: ContentDisposition,
+                         ifNoneMatch: String?, outcome: String) -> ImageServerReply {
         var headers: [(name: String, value: String)] = [
             ("Cache-Control", "public, max-age=\(configuration.timeToLive)"),
             ("ETag", rendered.etag),
@@ -223,6 +231,7 @@ final class ImageServerEngine: Sendable {
             return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: outcome)
         }
         headers.append(("Content-Type", rendered.format.mimeType))
+        headers.append(("Content-Disposition", disposition.value(extension: rendered.format.fileExtension)))
         headers.append(("Server-Timing", rendered.serverTiming))
         return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
     }

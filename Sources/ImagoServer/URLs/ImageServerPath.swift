@@ -62,7 +62,11 @@ public struct ImageServerPath: Sendable, Hashable {
     ///   for anything malformed: no signature, an unknown option, a bad
     ///   argument, a size outside 0...8192, a source that is not an absolute
     ///   URL, bad base64, an unknown extension.
-    public init(parsing path: some StringProtocol) throws(ImageServerError) {
+    ///
+    /// - Parameter presets: The presets `preset:NAME` may use; the `default`
+    ///   one applies first, and in ``ImageServerPresets/onlyPresets`` mode
+    ///   the first segment is a list of presets.
+    public init(parsing path: some StringProtocol, presets: ImageServerPresets = .none) throws(ImageServerError) {
         let path = String(path)
         guard path.hasPrefix("/") else { throw Self.bad("the path must start with /") }
         let afterSlash = path.dropFirst()
@@ -73,11 +77,23 @@ public struct ImageServerPath: Sendable, Hashable {
         signedPart = String(afterSlash[signatureEnd...])
         let segments = signedPart.split(separator: "/", omittingEmptySubsequences: true)
         var options = ProcessingOptions()
+        if presets.definitions["default"] != nil {
+            try Self.applyPreset("default", to: &options, presets: presets, used: [])
+        }
         var index = segments.startIndex
         var extensionFormat: ProcessingOptions.OutputFormat?
-        while index < segments.endIndex, segments[index] != "plain", segments[index].contains(":") {
-            try Self.apply(segments[index], to: &options)
-            index += 1
+        if presets.onlyPresets {
+            if index < segments.endIndex, segments[index] != "plain" {
+                for name in segments[index].split(separator: ":") {
+                    try Self.applyPreset(String(name), to: &options, presets: presets, used: [])
+                }
+                index += 1
+            }
+        } else {
+            while index < segments.endIndex, segments[index] != "plain", segments[index].contains(":") {
+                try Self.apply(segments[index], to: &options, presets: presets, used: [])
+                index += 1
+            }
         }
         guard index < segments.endIndex else { throw Self.bad("the path has no source URL") }
         let sourceText: String
@@ -143,6 +159,16 @@ public struct ImageServerPath: Sendable, Hashable {
         }
         if let color = options.background { parts.append("bg:\(color.red):\(color.green):\(color.blue)") }
         if let size = options.maximumResultDimension { parts.append("mrd:\(size)") }
+        if let sigma = options.sharpen { parts.append("sh:\(number(sigma))") }
+        if let size = options.pixelate { parts.append("pix:\(size)") }
+        if !options.formatQuality.isEmpty {
+            let pairs = options.formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }
+            parts.append("fq:" + pairs.joined(separator: ":"))
+        }
+        if let value = options.cacheBuster { parts.append("cb:" + value) }
+        if let time = options.expires { parts.append("exp:\(time)") }
+        if let name = options.filename { parts.append("fn:" + SigningKey.base64URL(Data(name.utf8)) + ":1") }
+        if options.returnsAttachment { parts.append("att:1") }
         if let quality = options.quality { parts.append("q:\(quality)") }
         if let blur = options.blur { parts.append("bl:\(Self.number(blur))") }
         switch encoding {
@@ -180,8 +206,24 @@ public struct ImageServerPath: Sendable, Hashable {
         return format
     }
 
+    /// Applies the preset `name`'s options; a preset already in `used`
+    /// (one that uses itself, directly or not) is skipped, as imgproxy does.
+    static func applyPreset(
+        _ name: String, to options: inout ProcessingOptions, presets: ImageServerPresets, used: [String]
+    ) throws(ImageServerError) {
+        guard let segments = presets.definitions[name] else {
+            throw bad("unknown preset \"\(name.prefix(40))\"")
+        }
+        guard !used.contains(name) else { return }
+        for segment in segments {
+            try apply(segment, to: &options, presets: presets, used: used + [name])
+        }
+    }
+
     /// Applies one `name:arg:arg` segment.
-    private static func apply(_ segment: Substring, to options: inout ProcessingOptions) throws(ImageServerError) {
+    private static func apply(
+        _ segment: Substring, to options: inout ProcessingOptions, presets: ImageServerPresets, used: [String]
+    ) throws(ImageServerError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
         let name = parts[0]
         let arguments = Array(parts.dropFirst())
@@ -286,6 +328,51 @@ public struct ImageServerPath: Sendable, Hashable {
                 throw bad("max_result_dimension must be a whole number, not \"\(arguments[0].prefix(20))\"")
             }
             options.maximumResultDimension = size > 0 ? size : nil
+        case "preset", "pr":
+            for name in arguments where !name.isEmpty {
+                try applyPreset(String(name), to: &options, presets: presets, used: used)
+            }
+        case "format_quality", "fq":
+            guard arguments.count % 2 == 0 else { throw bad("format_quality takes FORMAT:QUALITY pairs") }
+            for pair in stride(from: 0, to: arguments.count, by: 2) {
+                let format = try format(named: arguments[pair])
+                guard let quality = Int(arguments[pair + 1]), (0...100).contains(quality) else {
+                    throw bad("quality must be a whole number from 0 to 100, not \"\(arguments[pair + 1].prefix(20))\"")
+                }
+                options.formatQuality[format] = quality == 0 ? nil : quality
+            }
+        case "sharpen", "sh":
+            try expectCount(1...1)
+            guard let sigma = Double(arguments[0]), sigma.isFinite, (0...maximumBlur).contains(sigma) else {
+                throw bad("sharpen must be a number from 0 to \(Int(maximumBlur)), not \"\(arguments[0].prefix(20))\"")
+            }
+            options.sharpen = sigma == 0 ? nil : sigma
+        case "pixelate", "pix":
+            try expectCount(1...1)
+            let size = try side(arguments[0], "pixelate")
+            options.pixelate = size > 1 ? size : nil
+        case "cachebuster", "cb":
+            try expectCount(1...1)
+            options.cacheBuster = arguments[0].isEmpty ? nil : String(arguments[0])
+        case "expires", "exp":
+            try expectCount(1...1)
+            guard let time = Int(arguments[0]) else {
+                throw bad("expires must be a Unix time, not \"\(arguments[0].prefix(20))\"")
+            }
+            options.expires = time > 0 ? time : nil
+        case "filename", "fn":
+            try expectCount(1...2)
+            var name = String(arguments[0])
+            if let encoded = argument(1), try boolean(encoded, "filename") {
+                guard let data = SigningKey.data(base64URL: name), let decoded = String(data: data, encoding: .utf8) else {
+                    throw bad("the filename is not valid base64url")
+                }
+                name = decoded
+            }
+            options.filename = name.isEmpty ? nil : name
+        case "return_attachment", "att":
+            try expectCount(1...1)
+            options.returnsAttachment = try boolean(arguments[0], "return_attachment")
         case "quality", "q":
             try expectCount(1...1)
             guard let quality = Int(arguments[0]), (0...100).contains(quality) else {

@@ -237,6 +237,21 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var format: OutputFormat?
     /// The Gaussian blur's sigma; `nil` (or 0) does not blur.
     public var blur: Double?
+    /// The sharpening's sigma (an unsharp mask after any blur); `nil` does not sharpen.
+    public var sharpen: Double?
+    /// The size of the square blocks the result is pixelated into; `nil` (or 1) does not pixelate.
+    public var pixelate: Int?
+    /// The quality per output format (`format_quality`), used when ``quality`` is not set.
+    public var formatQuality: [OutputFormat: Int] = [:]
+    /// An opaque value that only changes the URL, and so every cache key (`cachebuster`).
+    public var cacheBuster: String?
+    /// The Unix time after which the URL answers 404 (`expires`); `nil`: never.
+    public var expires: Int?
+    /// The name in `Content-Disposition`, without extension; `nil`: the
+    /// source's file name.
+    public var filename: String?
+    /// Whether `Content-Disposition` says `attachment` (download) rather than `inline`.
+    public var returnsAttachment: Bool = false
 
     /// Options that leave the image as it is.
     public init() {}

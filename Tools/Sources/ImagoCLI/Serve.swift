@@ -23,7 +23,9 @@ struct Serve: AsyncParsableCommand {
         ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \
         with X:Y offsets, sm, fp:X:Y), c/crop (W:H[:GRAVITY], before resizing), pd/padding (CSS order, times dpr), \
         rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate (1 only), \
-        mrd/max_result_dimension (with --allow-security-options), q/quality, f/format, bl/blur; \
+        mrd/max_result_dimension (with --allow-security-options), bl/blur, sh/sharpen, pix/pixelate, q/quality, \
+        fq/format_quality, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
+        att/return_attachment; \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
         Without a format in the URL (or WebP from --auto-webp): the source's format for JPEG, PNG, WebP and AVIF; \
@@ -72,6 +74,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Answer with WebP when the client accepts it and the URL names no format (adds Vary: Accept).")
     var autoWebp = false
 
+    @Option(name: .customLong("preset"), help: "A preset, NAME=OPTIONS (rs:fill:200:200/q:70), that URLs use with pr:NAME; `default` applies to every URL. Repeatable.")
+    var presets: [String] = []
+
+    @Flag(help: "URLs name only presets: the segment after the signature is NAME[:NAME...].")
+    var onlyPresets = false
+
     @Flag(help: "Allow security options in URLs (max_result_dimension), as imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS.")
     var allowSecurityOptions = false
 
@@ -100,6 +108,11 @@ struct Serve: AsyncParsableCommand {
                   FileManager.default.isWritableFile(atPath: cacheDir) else {
                 throw ValidationError("--cache-dir \(cacheDir) is not a writable folder.")
             }
+        }
+        do {
+            _ = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
+        } catch {
+            throw ValidationError("--preset: \(error.message).")
         }
         let keys = try signingKeys()
         if unsigned && !keys.isEmpty { throw ValidationError("--unsigned and a signing key exclude each other.") }
@@ -151,6 +164,7 @@ struct Serve: AsyncParsableCommand {
         configuration.timeToLive = ttl
         configuration.automaticWebP = autoWebp
         configuration.allowsSecurityOptions = allowSecurityOptions
+        configuration.presets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
         configuration.logger = logger
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory

@@ -1,0 +1,137 @@
+import Foundation
+import HummingbirdTesting
+import Imago
+import ImagoCodecs
+import ImagoServer
+import Testing
+
+/// Presets, per-format quality, cache busting, expiry, file names and the
+/// sharpen and pixelate effects, parsed and over HTTP.
+@Suite struct DeliveryOptionsTests {
+    func parse(_ options: String, presets: ImageServerPresets = .none) throws -> ProcessingOptions {
+        try ImageServerPath(parsing: "/insecure/\(options)/plain/http%3A%2F%2Fx%2Fa.png", presets: presets).options
+    }
+
+    // MARK: Presets
+
+    @Test func presetsExpandInPlaceAndTheDefaultComesFirst() throws {
+        let presets = try ImageServerPresets(["thumb": "rs:fill:200:100/q:70", "sharp": "sh:1/pr:thumb", "default": "q:50/bl:2"])
+        let thumb = try parse("pr:thumb", presets: presets)
+        #expect((thumb.resizingType, thumb.width, thumb.height, thumb.quality, thumb.blur) == (.fill, 200, 100, 70, 2))
+        // A later option overrides the preset; an earlier one is overridden by it.
+        #expect(try parse("pr:thumb/q:90", presets: presets).quality == 90)
+        #expect(try parse("q:90/preset:thumb", presets: presets).quality == 70)
+        // Presets may use presets; several at once apply in order.
+        #expect(try parse("pr:sharp", presets: presets).sharpen == 1)
+        #expect(try parse("pr:sharp", presets: presets).width == 200)
+        #expect(try parse("", presets: presets).quality == 50, "the default preset alone")
+        #expect(throws: ImageServerError.self) { try parse("pr:missing", presets: presets) }
+    }
+
+    @Test func aPresetThatUsesItselfStops() throws {
+        let presets = try ImageServerPresets(["a": "w:10/pr:b", "b": "h:20/pr:a"])
+        let options = try parse("pr:a", presets: presets)
+        #expect((options.width, options.height) == (10, 20))
+    }
+
+    @Test func badPresetsAreRefusedWhenDefined() {
+        #expect(throws: ImageServerError.self) { try ImageServerPresets(["x": "rs:stretch:1:1"]) }
+        #expect(throws: ImageServerError.self) { try ImageServerPresets(["x": "pr:y"]) }
+        #expect(throws: ImageServerError.self) { try ImageServerPresets(parsing: ["no-equals-sign"]) }
+        #expect(throws: ImageServerError.self) { try ImageServerPresets(["a:b": "w:1"]) }
+        #expect(throws: Never.self) { try ImageServerPresets(parsing: ["thumb=rs:fit:64:64", "big=w:1000/el:1"]) }
+    }
+
+    @Test func onlyPresetsModeReadsTheFirstSegmentAsPresetNames() throws {
+        let presets = try ImageServerPresets(["thumb": "rs:fit:64:64", "webp": "f:webp"], onlyPresets: true)
+        let path = try ImageServerPath(parsing: "/insecure/thumb:webp/plain/http%3A%2F%2Fx%2Fa.png", presets: presets)
+        #expect((path.options.width, path.options.format) == (64, .webp))
+        #expect(throws: ImageServerError.self) {
+            try ImageServerPath(parsing: "/insecure/w:64/plain/http%3A%2F%2Fx%2Fa.png", presets: presets)
+        }
+    }
+
+    // MARK: Output options
+
+    @Test func formatQualityAppliesUnlessQualityIsSet() throws {
+        let options = try parse("fq:jpeg:55:webp:44")
+        #expect(options.formatQuality == [.jpeg: 55, .webp: 44])
+        let image = Image(width: 64, height: 64, pixelFormat: .rgb8, pixels: (0..<64 * 64 * 3).map { UInt8(($0 * 7) % 256) })
+        let at55 = try ImageEncoders.jpeg(quality: 55).encode(image)
+        #expect(try options.encoder(for: .jpeg).encode(image) == at55)
+        var withQuality = options
+        withQuality.quality = 90
+        #expect(try withQuality.encoder(for: .jpeg).encode(image) == ImageEncoders.jpeg(quality: 90).encode(image))
+        #expect(throws: ImageServerError.self) { try parse("fq:jpeg") }
+        #expect(throws: ImageServerError.self) { try parse("fq:tiff:50") }
+    }
+
+    @Test func theOtherDeliveryOptionsParse() throws {
+        let options = try parse("cb:v2/exp:4102444800/fn:cat/att:1/sh:0.5/pix:8")
+        #expect(options.cacheBuster == "v2")
+        #expect(options.expires == 4_102_444_800)
+        #expect(options.filename == "cat")
+        #expect(options.returnsAttachment)
+        #expect(options.sharpen == 0.5)
+        #expect(options.pixelate == 8)
+        #expect(try parse("fn:Y2F0IMOpdMOp:1").filename == "cat été")
+        #expect(throws: ImageServerError.self) { try parse("exp:soon") }
+        #expect(throws: ImageServerError.self) { try parse("fn:!!!:1") }
+    }
+
+    @Test func pixelateAveragesBlocks() throws {
+        let image = Image(width: 4, height: 2, pixelFormat: .gray8, pixels: [0, 10, 20, 30, 40, 50, 60, 70])
+        let result = try parse("pix:2").apply(to: image)
+        #expect(result.pixels == [25, 25, 45, 45, 25, 25, 45, 45])
+    }
+
+    @Test func sharpenRaisesContrastAtEdges() throws {
+        let image = Image(width: 20, height: 1, pixelFormat: .gray8, pixels: (0..<20).map { $0 < 10 ? 100 : 150 })
+        let result = try parse("sh:2").apply(to: image)
+        #expect(result.pixels[9] < 100, "the dark side of the edge gets darker")
+        #expect(result.pixels[10] > 150, "the light side gets lighter")
+        #expect(result.pixels[0] == 100, "flat areas stay")
+    }
+
+    // MARK: Over HTTP
+
+    @Test func expiredURLsAre404AndOthersServe() async throws {
+        let origin = try await Fixture.origin()
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let expired = try await client.execute(uri: Fixture.path("exp:1000/w:20", origin.url("/a.png")), method: .get)
+            #expect(expired.status == .notFound)
+            #expect(expired.errorCode == "expired")
+            let fresh = try await client.execute(uri: Fixture.path("exp:4102444800/w:20", origin.url("/a.png")), method: .get)
+            #expect(fresh.status == .ok)
+        }
+    }
+
+    @Test func contentDispositionNamesTheFileSafely() async throws {
+        let origin = try await Fixture.origin()
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let plain = try await client.execute(uri: Fixture.path("w:20", origin.url("/a.png"), extension: "webp"), method: .get)
+            #expect(plain.header("Content-Disposition") == "inline; filename=\"a.webp\"")
+            let named = try await client.execute(uri: Fixture.path("fn:holiday/att:1", origin.url("/a.png"), extension: "jpg"), method: .get)
+            #expect(named.header("Content-Disposition") == "attachment; filename=\"holiday.jpg\"")
+            // A name that would break the header, given in base64.
+            let hostile = Data("x\"\r\nSet-Cookie: a=b é".utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let response = try await client.execute(uri: Fixture.path("fn:\(hostile):1", origin.url("/a.png"), extension: "png"), method: .get)
+            #expect(response.status == .ok)
+            let value = try #require(response.header("Content-Disposition"))
+            #expect(!value.contains("\r") && !value.contains("\n"))
+            #expect(value.hasPrefix("inline; filename=\"x%22%0D%0ASet-Cookie: a=b _.png\""))
+            #expect(value.hasSuffix("filename*=UTF-8''x%22%0D%0ASet-Cookie%3A%20a%3Db%20%C3%A9.png"))
+            #expect(response.header("Set-Cookie") == nil)
+        }
+    }
+
+    @Test func aPresetOverHTTP() async throws {
+        let origin = try await Fixture.origin()
+        let presets = try ImageServerPresets(["tiny": "rs:fill:16:16"])
+        let image = try await Fixture.withServer(Fixture.configuration { $0.presets = presets }) { client, _ in
+            try await client.execute(uri: Fixture.path("pr:tiny", origin.url("/a.png"), extension: "png"), method: .get).image()
+        }
+        #expect((image.width, image.height) == (16, 16))
+    }
+}
