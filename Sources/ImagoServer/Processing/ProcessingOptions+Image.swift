@@ -31,12 +31,30 @@ extension ProcessingOptions {
                 : plan.sourceCropOrigin
             image = image.cropped(x: origin.x, y: origin.y, width: plan.sourceCropWidth, height: plan.sourceCropHeight)
         }
-        if plan.scaledWidth != image.width || plan.scaledHeight != image.height {
-            image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
-        }
-        if plan.crops {
-            let origin = gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
-            image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
+        if plan.crops && Double(plan.scaledWidth) * Double(plan.scaledHeight) > Double(Self.intermediatePixelLimit) {
+            // Resampling the whole part first would take more memory than
+            // the result is worth (`rs:fill:8192:100:1` on a tall source):
+            // cut the window that becomes the kept part from the source and
+            // resample only that. (A `smart` crop is centred here.)
+            let origin = gravity == .smart
+                ? ((plan.scaledWidth - plan.width) / 2, (plan.scaledHeight - plan.height) / 2)
+                : plan.cropOrigin
+            let scaleX = Double(image.width) / Double(plan.scaledWidth)
+            let scaleY = Double(image.height) / Double(plan.scaledHeight)
+            let left = min(image.width - 1, Int(Double(origin.0) * scaleX))
+            let top = min(image.height - 1, Int(Double(origin.1) * scaleY))
+            let right = max(left + 1, min(image.width, Int((Double(origin.0 + plan.width) * scaleX).rounded(.up))))
+            let bottom = max(top + 1, min(image.height, Int((Double(origin.1 + plan.height) * scaleY).rounded(.up))))
+            image = image.cropped(x: left, y: top, width: right - left, height: bottom - top)
+                .resized(width: plan.width, height: plan.height)
+        } else {
+            if plan.scaledWidth != image.width || plan.scaledHeight != image.height {
+                image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
+            }
+            if plan.crops {
+                let origin = gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
+                image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
+            }
         }
         if let blur, blur > 0 { image = image.blurred(radius: Self.boxRadius(sigma: blur)) }
         if let sharpen, sharpen > 0 { image = image.sharpened(radius: Self.boxRadius(sigma: sharpen)) }
@@ -51,6 +69,11 @@ extension ProcessingOptions {
         }
         return image
     }
+
+    /// The most pixels an image is resampled to before the cut to the box
+    /// (the source limit's 50 megapixels); beyond it only the window kept
+    /// is resampled.
+    static let intermediatePixelLimit = 50_000_000
 
     /// The radius of three box passes that blur like a Gaussian of
     /// `sigma`: sigma ≈ √(r(r+1)).

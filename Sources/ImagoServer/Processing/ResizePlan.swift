@@ -91,18 +91,12 @@ public struct ResizePlan: Sendable, Hashable {
         // The largest side: the server's, or a smaller one the path asks for.
         var limit = max(1, maximumSide)
         if let asked = options.maximumResultDimension, asked > 0 { limit = min(limit, asked) }
-        var outW = Self.minNonZero(sizes.scaledW, sizes.keptW)
-        var outH = Self.minNonZero(sizes.scaledH, sizes.keptH)
-        if options.extend != nil {
-            (outW, outH) = (max(outW, sizes.targetW), max(outH, sizes.targetH))
-        } else if options.extendAspectRatio != nil {
-            (outW, outH) = (max(outW, sizes.aspectW), max(outH, sizes.aspectH))
-        }
-        let padded = Self.scaled(options.padding, by: scale.dpr)
-        outW += padded.left + padded.right
-        outH += padded.top + padded.bottom
-        if max(outW, outH) > limit {
-            let k = Double(limit) / Double(max(outW, outH))
+        // imgproxy scales down once; a size that saturated (an absurd zoom)
+        // can still be too large after that, and is scaled down again.
+        for round in 0..<8 {
+            let out = Self.outputSize(sizes, scale: scale, options: options)
+            guard max(out.width, out.height) > limit, round == 0 || max(out.width, out.height) >= Self.saturation else { break }
+            let k = Double(limit) / Double(max(out.width, out.height))
             scale.width = max(scale.width * k, 1 / Double(partW))
             scale.height = max(scale.height * k, 1 / Double(partH))
             scale.dpr *= k
@@ -123,6 +117,20 @@ public struct ResizePlan: Sendable, Hashable {
         canvasHeight = canvas.height
         padding = Self.scaled(options.padding, by: scale.dpr)
         effectiveDPR = scale.dpr
+    }
+
+    /// The result's size for `sizes`, as imgproxy's limit measures it: the
+    /// kept part, or the extended canvas, plus the padding.
+    private static func outputSize(_ sizes: Sizes, scale: Scale, options: ProcessingOptions) -> (width: Int, height: Int) {
+        var outW = minNonZero(sizes.scaledW, sizes.keptW)
+        var outH = minNonZero(sizes.scaledH, sizes.keptH)
+        if options.extend != nil {
+            (outW, outH) = (max(outW, sizes.targetW), max(outH, sizes.targetH))
+        } else if options.extendAspectRatio != nil {
+            (outW, outH) = (max(outW, sizes.aspectW), max(outH, sizes.aspectH))
+        }
+        let padded = scaled(options.padding, by: scale.dpr)
+        return (outW + padded.left + padded.right, outH + padded.top + padded.bottom)
     }
 
     /// Where the part cut from the turned source starts (for a fixed
@@ -259,12 +267,23 @@ public struct ResizePlan: Sendable, Hashable {
 
     /// `value` times `factor`, rounded half away from zero; 0 stays 0.
     static func scaled(_ value: Int, _ factor: Double) -> Int {
-        value == 0 ? 0 : Int((Double(value) * factor).rounded())
+        value == 0 ? 0 : saturated((Double(value) * factor).rounded())
     }
+
+    /// A whole number of pixels from `value`, held within ±2^40 (a NaN is
+    /// 0): absurd zooms give absurd sizes, which the limit then scales
+    /// down, instead of trapping.
+    static func saturated(_ value: Double) -> Int {
+        guard !value.isNaN else { return 0 }
+        return Int(max(-Double(saturation), min(Double(saturation), value)))
+    }
+
+    /// The largest size ``saturated(_:)`` gives: 2^40.
+    static let saturation = 1 << 40
 
     /// `value` times `factor`, rounded half to even (for offsets and padding).
     private static func scaledToEven(_ value: Double, _ factor: Double) -> Int {
-        Int((value * factor).rounded(.toNearestOrEven))
+        saturated((value * factor).rounded(.toNearestOrEven))
     }
 
     private static func scaled(_ padding: ProcessingOptions.Padding, by dpr: Double) -> ProcessingOptions.Padding {
@@ -288,8 +307,8 @@ public struct ResizePlan: Sendable, Hashable {
     ) -> (x: Int, y: Int) {
         var left: Int, top: Int
         if gravity == .focusPoint {
-            left = Int((Double(outerWidth) * offset.x).rounded(.toNearestOrEven)) - innerWidth / 2
-            top = Int((Double(outerHeight) * offset.y).rounded(.toNearestOrEven)) - innerHeight / 2
+            left = saturated((Double(outerWidth) * offset.x).rounded(.toNearestOrEven)) - innerWidth / 2
+            top = saturated((Double(outerHeight) * offset.y).rounded(.toNearestOrEven)) - innerHeight / 2
         } else {
             func pixels(_ value: Double, _ outer: Int) -> Int {
                 abs(value) >= 1 ? scaledToEven(value, dpr) : scaledToEven(Double(outer), value)

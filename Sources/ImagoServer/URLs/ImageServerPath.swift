@@ -289,7 +289,9 @@ public struct ImageServerPath: Sendable, Hashable {
             options.gravityOffset = offset
         case "crop", "c":
             try expectCount(1...5)
-            var crop = ProcessingOptions.Crop(width: try cropSide(arguments[0], "width"), height: 0)
+            // Arguments left out keep the earlier crop's (a preset's, say).
+            var crop = options.crop ?? ProcessingOptions.Crop(width: 0, height: 0)
+            crop.width = try cropSide(arguments[0], "width")
             if arguments.count > 1 { crop.height = try cropSide(arguments[1], "height") }
             if arguments.count > 2 {
                 (crop.gravity, crop.offset) = try Self.gravity(arguments[2...], current: .zero, allowsSmart: true)

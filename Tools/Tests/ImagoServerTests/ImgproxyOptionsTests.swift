@@ -260,3 +260,40 @@ import Testing
         #expect((image.width, image.height) == (50, 38))
     }
 }
+
+/// Paths chosen to break the arithmetic or the memory: each gives an image
+/// of bounded size, never a trap or a giant intermediate.
+@Suite struct HostileGeometryTests {
+    func apply(_ options: String, to image: Image) throws -> Image {
+        try ImageServerPath(parsing: "/insecure/\(options)/plain/http%3A%2F%2Fx%2Fa.png").options.apply(to: image)
+    }
+
+    static func gray(_ width: Int, _ height: Int) -> Image {
+        Image(width: width, height: height, pixelFormat: .gray8, pixels: (0..<width * height).map { UInt8($0 % 256) })
+    }
+
+    @Test(arguments: ["z:1:0.00000000000000000001/mh:1", "z:0.00000000000000000001/mw:1", "dpr:0.0000000000000001/el:1",
+                      "z:8192/dpr:8192/el:1", "g:fp:1:1/rs:fill:8192:1:1", "mrd:1/pd:8192", "rs:force:8192:8192:1/pd:8192"])
+    func absurdNumbersGiveABoundedImage(_ options: String) throws {
+        let image = try apply(options, to: Self.gray(30, 20))
+        #expect(image.width <= 8192 + 8192 * 2 && image.height <= 8192 + 8192 * 2)
+        #expect(image.width >= 1 && image.height >= 1)
+    }
+
+    /// `rs:fill:8192:100:1` on a 100x10000 source would resample to
+    /// 8192x819200 (25 GiB) before cutting 8192x100: only the kept window is.
+    @Test func aGiantIntermediateIsNeverMade() throws {
+        let source = Self.gray(100, 10_000)
+        let plan = ResizePlan(sourceWidth: 100, sourceHeight: 10_000, options: try ImageServerPath(parsing: "/insecure/rs:fill:8192:100:1/plain/http%3A%2F%2Fx%2Fa.png").options)
+        #expect(Double(plan.scaledWidth) * Double(plan.scaledHeight) > 1e9)
+        let image = try apply("rs:fill:8192:100:1", to: source)
+        #expect((image.width, image.height) == (8192, 100))
+        let tall = try apply("w:100/mh:8192", to: Self.gray(1000, 10))
+        #expect((tall.width, tall.height) == (100, 8192))
+    }
+
+    @Test func aCropKeepsWhatALaterCropLeavesOut() throws {
+        let options = try ImageServerPath(parsing: "/insecure/c:100:200:no/c:50/plain/http%3A%2F%2Fx%2Fa.png").options
+        #expect(options.crop == ProcessingOptions.Crop(width: 50, height: 200, gravity: .north))
+    }
+}
