@@ -90,28 +90,20 @@ extension ProcessingOptions {
         return format.hasAlpha ? image : image.flattened(onto: .white)
     }
 
-    /// The format to encode to: ``format`` when the path names one; else
-    /// WebP when automatic WebP is on and `accept` lists `image/webp`; else
-    /// the library's choice for the source,
-    /// ``Imago/ImageFormat/defaultOutputFormat(forSource:hasAlpha:)`` (the
-    /// source's format when Imago writes it, PNG for a GIF, JPEG for HEIC,
-    /// JPEG XL and an unknown source, PNG instead of JPEG for an image with
-    /// alpha), the same as `imago fetch` writes.
+    /// The format to encode to: the one `negotiation` picks from `accept`
+    /// (an enforced format the client accepts, else ``format``, else an
+    /// automatic one the client accepts); else the library's choice for the
+    /// source, ``Imago/ImageFormat/defaultOutputFormat(forSource:hasAlpha:)``
+    /// (the source's format when Imago writes it, PNG for a GIF, JPEG for
+    /// HEIC, JPEG XL and an unknown source, PNG instead of JPEG for an image
+    /// with alpha), the same as `imago fetch` writes.
     ///
     /// - Returns: The format, and whether it depended on `Accept` (then the
     ///   response must say `Vary: Accept`).
     public func outputFormat(source: ImageFormat?, hasAlpha: Bool = false, accept: String?,
-                             automaticWebP: Bool) -> (format: OutputFormat, variesWithAccept: Bool) {
-        let requested = requestedFormat(accept: accept, automaticWebP: automaticWebP)
+                             negotiation: FormatNegotiation = FormatNegotiation()) -> (format: OutputFormat, variesWithAccept: Bool) {
+        let requested = negotiation.format(requested: format, accept: accept)
         return (requested.format ?? Self.format(following: source, hasAlpha: hasAlpha), requested.variesWithAccept)
-    }
-
-    /// What the request alone decides of ``outputFormat(source:accept:automaticWebP:)``,
-    /// before the source is loaded: the format, or `nil` to follow the source's.
-    func requestedFormat(accept: String?, automaticWebP: Bool) -> (format: OutputFormat?, variesWithAccept: Bool) {
-        if let format { return (format, false) }
-        guard automaticWebP else { return (nil, false) }
-        return (Self.accepts("image/webp", in: accept) ? .webp : nil, true)
     }
 
     /// The encoder for `format` at this path's quality, else its

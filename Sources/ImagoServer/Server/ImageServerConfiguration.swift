@@ -29,8 +29,15 @@ public struct ImageServerConfiguration: Sendable {
     public var maximumConcurrentDownloads: Int
     /// `Cache-Control: public, max-age=` this many seconds. Default: one year.
     public var timeToLive: Int
-    /// Whether a path without a format gets WebP when the client's `Accept` lists it.
-    public var automaticWebP: Bool
+    /// The formats picked from the client's `Accept` (automatic AVIF and
+    /// WebP, enforced ones). Default: none.
+    public var formatNegotiation: FormatNegotiation
+    /// Whether a path without a format gets WebP when the client's `Accept`
+    /// lists it: WebP among ``formatNegotiation``'s automatic formats.
+    public var automaticWebP: Bool {
+        get { formatNegotiation.automatic.contains(.webp) }
+        set { if newValue { formatNegotiation.automatic.insert(.webp) } else { formatNegotiation.automatic.remove(.webp) } }
+    }
     /// The quality of JPEG, WebP and AVIF output when a path names none.
     /// Default: `nil`, each format's own default, the same as the library's
     /// and `imago fetch`'s (`ImageEncoders.defaultQuality(for:)`: JPEG 85,
@@ -70,7 +77,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumQueue = 256
         self.maximumConcurrentDownloads = max(8, 4 * cores)
         self.timeToLive = 31_536_000
-        self.automaticWebP = false
+        self.formatNegotiation = FormatNegotiation()
         self.defaultQuality = nil
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false

@@ -93,7 +93,7 @@ final class ImageServerEngine: Sendable {
             throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
         }
         try configuration.sourcePolicy.check(parsed.source)
-        let choice = parsed.options.requestedFormat(accept: accept, automaticWebP: configuration.automaticWebP)
+        let choice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
         var chosen = parsed.options
         chosen.format = choice.format
         // What only shapes the headers is not part of the render's identity.

@@ -28,7 +28,7 @@ struct Serve: AsyncParsableCommand {
         att/return_attachment; \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
-        Without a format in the URL (or WebP from --auto-webp): the source's format for JPEG, PNG, WebP and AVIF; \
+        Without a format in the URL (or AVIF or WebP from --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
         PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha. Without q: \
         jpeg 85, webp 80, avif 60.
         Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
@@ -73,6 +73,15 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "Answer with WebP when the client accepts it and the URL names no format (adds Vary: Accept).")
     var autoWebp = false
+
+    @Flag(help: "Answer with AVIF when the client accepts it and the URL names no format; preferred to WebP (adds Vary: Accept).")
+    var autoAvif = false
+
+    @Flag(help: "Answer with WebP whenever the client accepts it, even when the URL names another format.")
+    var enforceWebp = false
+
+    @Flag(help: "Answer with AVIF whenever the client accepts it, even when the URL names another format.")
+    var enforceAvif = false
 
     @Option(name: .customLong("preset"), help: "A preset, NAME=OPTIONS (rs:fill:200:200/q:70), that URLs use with pr:NAME; `default` applies to every URL. Repeatable.")
     var presets: [String] = []
@@ -162,7 +171,10 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.maximumQueue = maxQueue
         configuration.timeToLive = ttl
-        configuration.automaticWebP = autoWebp
+        configuration.formatNegotiation = FormatNegotiation(
+            automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil].compactMap { $0 }),
+            enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil].compactMap { $0 })
+        )
         configuration.allowsSecurityOptions = allowSecurityOptions
         configuration.presets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
         configuration.logger = logger

@@ -135,3 +135,49 @@ import Testing
         #expect((image.width, image.height) == (16, 16))
     }
 }
+
+/// imgproxy's format detection: automatic and enforced AVIF and WebP.
+@Suite struct FormatNegotiationTests {
+    static let both = "image/avif,image/webp,*/*;q=0.8"
+
+    @Test(arguments: [
+        // (automatic, enforced, path's format, Accept) -> (format, varies)
+        ([ProcessingOptions.OutputFormat.avif, .webp], [ProcessingOptions.OutputFormat](), ProcessingOptions.OutputFormat?.none, both,
+         ProcessingOptions.OutputFormat?.some(.avif), true),
+        ([.avif, .webp], [], nil, "image/webp", .webp, true),
+        ([.avif, .webp], [], nil, "image/avif;q=0,image/webp", .webp, true),
+        ([.avif, .webp], [], nil, "image/png", nil, true),
+        ([.avif], [], .png, both, .png, false),
+        ([], [.webp], .png, both, .webp, true),
+        ([], [.webp], .png, "image/png", .png, true),
+        ([], [.avif, .webp], nil, both, .avif, true),
+        ([], [], .jpeg, both, .jpeg, false),
+        ([], [], nil, both, nil, false),
+    ] as [([ProcessingOptions.OutputFormat], [ProcessingOptions.OutputFormat], ProcessingOptions.OutputFormat?, String, ProcessingOptions.OutputFormat?, Bool)])
+    func theFormatFollowsAccept(
+        automatic: [ProcessingOptions.OutputFormat], enforced: [ProcessingOptions.OutputFormat],
+        requested: ProcessingOptions.OutputFormat?, accept: String, expected: ProcessingOptions.OutputFormat?, varies: Bool
+    ) {
+        let choice = FormatNegotiation(automatic: Set(automatic), enforced: Set(enforced)).format(requested: requested, accept: accept)
+        #expect(choice.format == expected)
+        #expect(choice.variesWithAccept == varies)
+    }
+
+    @Test func enforcedAVIFOverHTTPVariesAndKeepsFormatsApart() async throws {
+        let origin = try await Fixture.origin()
+        let configuration = Fixture.configuration { $0.formatNegotiation = FormatNegotiation(enforced: [.avif]) }
+        try await Fixture.withServer(configuration) { client, _ in
+            let path = Fixture.path("w:40", origin.url("/a.png"), extension: "png")
+            let avif = try await client.execute(uri: path, method: .get, headers: [.accept: Self.both])
+            #expect(avif.header("Content-Type") == "image/avif")
+            #expect(avif.header("Vary") == "Accept")
+            let png = try await client.execute(uri: path, method: .get, headers: [.accept: "image/png"])
+            #expect(png.header("Content-Type") == "image/png")
+            #expect(png.header("Vary") == "Accept")
+            #expect(avif.header("ETag") != png.header("ETag"))
+            // The output cache keeps the two apart.
+            let again = try await client.execute(uri: path, method: .get, headers: [.accept: "image/png"])
+            #expect(ImageFormat(sniffing: again.data) == .png)
+        }
+    }
+}

@@ -98,7 +98,8 @@ import Testing
     ) {
         var options = ProcessingOptions()
         options.format = requested
-        let choice = options.outputFormat(source: source, accept: accept, automaticWebP: automaticWebP)
+        let choice = options.outputFormat(source: source, accept: accept,
+                                          negotiation: FormatNegotiation(automatic: automaticWebP ? [.webp] : []))
         #expect(choice.format == expected)
         #expect(choice.variesWithAccept == varies)
     }

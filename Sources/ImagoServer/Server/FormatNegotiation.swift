@@ -1,0 +1,44 @@
+#if Server
+/// Which output formats the server picks from the client's `Accept`, as
+/// imgproxy's `IMGPROXY_AUTO_*` and `IMGPROXY_ENFORCE_*` settings do.
+///
+/// - An *automatic* format is used when the path names no format and the
+///   client accepts it.
+/// - An *enforced* format is used when the client accepts it even when the
+///   path names another format.
+///
+/// Among several, AVIF is preferred to WebP. Every answer whose format
+/// could depend on `Accept` says `Vary: Accept`, and the format chosen is
+/// part of the output's cache key and ETag.
+///
+/// ```swift
+/// configuration.formatNegotiation = FormatNegotiation(automatic: [.avif, .webp])
+/// ```
+public struct FormatNegotiation: Sendable, Hashable {
+    /// Formats used when the path names none and the client accepts them.
+    public var automatic: Set<ProcessingOptions.OutputFormat>
+    /// Formats used whenever the client accepts them, over the path's format.
+    public var enforced: Set<ProcessingOptions.OutputFormat>
+
+    /// Formats in the order they are preferred.
+    static let preference: [ProcessingOptions.OutputFormat] = [.avif, .webp]
+
+    /// Creates a negotiation; by default none (the path or the source decides).
+    public init(automatic: Set<ProcessingOptions.OutputFormat> = [], enforced: Set<ProcessingOptions.OutputFormat> = []) {
+        self.automatic = automatic
+        self.enforced = enforced
+    }
+
+    /// The format for a path that names `requested` (or none), for a
+    /// client that sent `accept`; `nil` when the source's format decides.
+    ///
+    /// - Returns: The format, and whether the choice depended on `Accept`.
+    public func format(requested: ProcessingOptions.OutputFormat?, accept: String?)
+        -> (format: ProcessingOptions.OutputFormat?, variesWithAccept: Bool) {
+        let candidates = requested == nil ? automatic.union(enforced) : enforced
+        guard !candidates.isEmpty else { return (requested, false) }
+        let accepted = Self.preference.first { candidates.contains($0) && ProcessingOptions.accepts($0.mimeType, in: accept) }
+        return (accepted ?? requested, true)
+    }
+}
+#endif
