@@ -4,8 +4,8 @@ import Imago
 import ImagoCodecs
 
 extension ProcessingOptions {
-    /// The image the options ask for, in imgproxy's order: turned and
-    /// mirrored, cut by ``crop``, resampled once and cut to the box as
+    /// The image the options ask for, in imgproxy's order: trimmed, turned
+    /// and mirrored, cut by ``crop``, resampled once and cut to the box as
     /// ``ResizePlan`` says (a `smart` crop keeps the most detailed part),
     /// blurred, extended and padded. Animated sources give their first
     /// frame. Transparent pixels stay transparent unless ``background`` is
@@ -15,6 +15,10 @@ extension ProcessingOptions {
         var image = source.isAnimated
             ? Image(width: source.width, height: source.height, pixelFormat: source.pixelFormat, bytesPerRow: source.bytesPerRow, pixels: source.pixels)
             : source
+        if let trim {
+            image = image.trimmed(threshold: trim.threshold, background: trim.color,
+                                  equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)
+        }
         let plan = ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
         switch rotation {
         case 90: image = image.applying(.right)

@@ -153,6 +153,10 @@ public struct ImageServerPath: Sendable, Hashable {
             let padding = options.padding
             parts.append("pd:\(padding.top):\(padding.right):\(padding.bottom):\(padding.left)")
         }
+        if let trim = options.trim {
+            let color = trim.color.map { String(format: "%02x%02x%02x", $0.red, $0.green, $0.blue) } ?? ""
+            parts.append("t:\(number(trim.threshold)):\(color):\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)")
+        }
         if options.rotation != 0 { parts.append("rot:\(options.rotation)") }
         if options.flipsHorizontally || options.flipsVertically {
             parts.append("fl:\(options.flipsHorizontally ? 1 : 0):\(options.flipsVertically ? 1 : 0)")
@@ -297,6 +301,21 @@ public struct ImageServerPath: Sendable, Hashable {
                 (crop.gravity, crop.offset) = try Self.gravity(arguments[2...], current: .zero, allowsSmart: true)
             }
             options.crop = crop.width == 0 && crop.height == 0 ? nil : crop
+        case "trim", "t":
+            try expectCount(1...4)
+            guard !arguments[0].isEmpty else {
+                options.trim = nil
+                break
+            }
+            guard let threshold = Double(arguments[0]), threshold.isFinite, threshold >= 0 else {
+                throw bad("trim's threshold must be a number from 0 up, not \"\(arguments[0].prefix(20))\"")
+            }
+            var trim = options.trim ?? ProcessingOptions.Trim(threshold: threshold)
+            trim.threshold = threshold
+            if arguments.count > 1 { trim.color = arguments[1].isEmpty ? nil : try background([arguments[1]]) }
+            if let equal = argument(2) { trim.equalHorizontal = try boolean(equal, "trim") }
+            if let equal = argument(3) { trim.equalVertical = try boolean(equal, "trim") }
+            options.trim = trim
         case "padding", "pd":
             try expectCount(1...4)
             var padding = options.padding

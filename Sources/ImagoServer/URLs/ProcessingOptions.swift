@@ -135,6 +135,27 @@ public struct ProcessingOptions: Sendable, Hashable {
         public var isZero: Bool { top == 0 && right == 0 && bottom == 0 && left == 0 }
     }
 
+    /// A border cut from the source before anything else (`trim`).
+    public struct Trim: Sendable, Hashable {
+        /// How far a channel may differ from the background and still count
+        /// as background (libvips' scale: 0 to 255).
+        public var threshold: Double
+        /// The background's colour; `nil`: the top-left pixel's.
+        public var color: Color?
+        /// Whether as much is cut from the right as from the left.
+        public var equalHorizontal: Bool
+        /// Whether as much is cut from the bottom as from the top.
+        public var equalVertical: Bool
+
+        /// Creates a trim.
+        public init(threshold: Double, color: Color? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+            self.threshold = threshold
+            self.color = color
+            self.equalHorizontal = equalHorizontal
+            self.equalVertical = equalVertical
+        }
+    }
+
     /// An opaque colour, 8 bits a channel.
     public struct Color: Sendable, Hashable {
         /// Red.
@@ -212,6 +233,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Extends the canvas to the requested aspect ratio, at a placement;
     /// `nil`: no extension.
     public var extendAspectRatio: Placement?
+    /// A border of background cut first; `nil`: none.
+    public var trim: Trim?
     /// A part cut from the source before resizing; `nil`: the whole source.
     public var crop: Crop?
     /// Space added around the result.
