@@ -19,9 +19,9 @@ extension Image {
         let reference: [Int] = background.map { [Int($0.red), Int($0.green), Int($0.blue)] }
             ?? [Int(pixels[0]), Int(pixels[1]), Int(pixels[2])]
 
+        var window = [Int](repeating: 0, count: 9)
         /// Whether the median-filtered pixel at x, y stands out from the background.
         func standsOut(_ x: Int, _ y: Int) -> Bool {
-            var window = [Int](repeating: 0, count: 9)
             for channel in 0..<3 {
                 var count = 0
                 for dy in -1...1 {
