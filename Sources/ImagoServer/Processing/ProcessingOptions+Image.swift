@@ -116,8 +116,33 @@ extension ProcessingOptions {
     /// at the library's default for the format
     /// (`ImageEncoders.defaultQuality(for:)`: JPEG 85, WebP 80, AVIF 60).
     public func encoder(for format: OutputFormat, defaultQuality: Int? = nil) -> any ImageEncoding {
+        encoder(for: format, quality: quality ?? formatQuality[format] ?? defaultQuality)
+    }
+
+    private func encoder(for format: OutputFormat, quality: Int?) -> any ImageEncoding {
         // Every output format is one Imago writes.
-        ImageEncoders.encoder(for: format.imageFormat, quality: quality ?? formatQuality[format] ?? defaultQuality)!
+        ImageEncoders.encoder(for: format.imageFormat, quality: quality)!
+    }
+
+    /// `image` encoded as `format` by ``encoder(for:defaultQuality:)``; with
+    /// ``maximumBytes`` and a lossy format (JPEG, WebP, AVIF), encoded again
+    /// at lower qualities until it fits, as imgproxy does: the quality is
+    /// cut to a quarter, a half or three quarters as the result is more
+    /// than 3, more than 1.5 or up to 1.5 times too large, and the last try
+    /// is at 10 or below, which is returned even when it does not fit.
+    public func encoded(_ image: Image, as format: OutputFormat, defaultQuality: Int? = nil) throws -> Data {
+        let start = quality ?? formatQuality[format] ?? defaultQuality
+        let data = try encoder(for: format, quality: start).encode(image)
+        guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes,
+              var current = start ?? ImageEncoders.defaultQuality(for: format.imageFormat) else { return data }
+        var best = data
+        while best.count > maximumBytes && current > 10 {
+            let excess = Double(best.count) / Double(maximumBytes)
+            let factor = excess > 3 ? 0.25 : excess > 1.5 ? 0.5 : 0.75
+            current = max(1, min(current - 1, ResizePlan.scaled(current, factor)))
+            best = try encoder(for: format, quality: current).encode(image)
+        }
+        return best
     }
 
     /// The output format for an image decoded from `source`, when nothing

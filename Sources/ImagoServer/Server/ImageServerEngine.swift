@@ -164,7 +164,7 @@ final class ImageServerEngine: Sendable {
                         following: response.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
                     )
                     let image = options.flattened(processed, for: format)
-                    return (try options.encoder(for: format, defaultQuality: defaultQuality).encode(image), format)
+                    return (try options.encoded(image, as: format, defaultQuality: defaultQuality), format)
                 }
             }
             let finished = DispatchTime.now().uptimeNanoseconds

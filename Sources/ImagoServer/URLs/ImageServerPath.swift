@@ -169,6 +169,7 @@ public struct ImageServerPath: Sendable, Hashable {
             let pairs = options.formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }
             parts.append("fq:" + pairs.joined(separator: ":"))
         }
+        if let bytes = options.maximumBytes { parts.append("mb:\(bytes)") }
         if let value = options.cacheBuster { parts.append("cb:" + value) }
         if let time = options.expires { parts.append("exp:\(time)") }
         if let name = options.filename { parts.append("fn:" + SigningKey.base64URL(Data(name.utf8)) + ":1") }
@@ -372,6 +373,12 @@ public struct ImageServerPath: Sendable, Hashable {
             try expectCount(1...1)
             let size = try side(arguments[0], "pixelate")
             options.pixelate = size > 1 ? size : nil
+        case "max_bytes", "mb":
+            try expectCount(1...1)
+            guard let bytes = Int(arguments[0]), bytes >= 0 else {
+                throw bad("max_bytes must be a whole number from 0 up, not \"\(arguments[0].prefix(20))\"")
+            }
+            options.maximumBytes = bytes > 0 ? bytes : nil
         case "cachebuster", "cb":
             try expectCount(1...1)
             options.cacheBuster = arguments[0].isEmpty ? nil : String(arguments[0])

@@ -266,6 +266,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var pixelate: Int?
     /// The quality per output format (`format_quality`), used when ``quality`` is not set.
     public var formatQuality: [OutputFormat: Int] = [:]
+    /// The most bytes a JPEG, WebP or AVIF result may take (`max_bytes`):
+    /// its quality is lowered until it fits; `nil`: no limit.
+    public var maximumBytes: Int?
     /// An opaque value that only changes the URL, and so every cache key (`cachebuster`).
     public var cacheBuster: String?
     /// The Unix time after which the URL answers 404 (`expires`); `nil`: never.

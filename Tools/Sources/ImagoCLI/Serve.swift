@@ -24,7 +24,7 @@ struct Serve: AsyncParsableCommand {
         with X:Y offsets, sm, fp:X:Y), t/trim, c/crop (W:H[:GRAVITY], before resizing), pd/padding (CSS order, times dpr), \
         rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate (1 only), \
         mrd/max_result_dimension (with --allow-security-options), bl/blur, sh/sharpen, pix/pixelate, q/quality, \
-        fq/format_quality, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
+        fq/format_quality, mb/max_bytes, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
         att/return_attachment; \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \

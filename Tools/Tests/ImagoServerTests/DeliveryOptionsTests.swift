@@ -181,3 +181,45 @@ import Testing
         }
     }
 }
+
+/// `max_bytes`: lower quality until the result fits, as imgproxy does.
+@Suite struct MaxBytesTests {
+    /// A photo-like gradient with noise: quality changes its size a lot.
+    static let noisy: Image = {
+        var state: UInt32 = 1
+        let pixels = (0..<128 * 128 * 3).map { index -> UInt8 in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: (index / 3 % 128) + Int(state >> 27))
+        }
+        return Image(width: 128, height: 128, pixelFormat: .rgb8, pixels: pixels)
+    }()
+
+    func options(_ text: String) throws -> ProcessingOptions {
+        try ImageServerPath(parsing: "/insecure/\(text)/plain/http%3A%2F%2Fx%2Fa.png").options
+    }
+
+    @Test(arguments: [ProcessingOptions.OutputFormat.jpeg, .webp])
+    func theResultFitsWhenAQualityCanMakeIt(_ format: ProcessingOptions.OutputFormat) throws {
+        let full = try options("q:90").encoded(Self.noisy, as: format)
+        let limit = full.count / 2
+        let fitted = try options("q:90/mb:\(limit)").encoded(Self.noisy, as: format)
+        #expect(fitted.count <= limit)
+        #expect(fitted.count < full.count)
+        #expect(try ImageDecoders.all.decode(fitted).width == 128)
+    }
+
+    @Test func anImpossibleLimitGivesTheLowestQualityTried() throws {
+        let fitted = try options("mb:10").encoded(Self.noisy, as: .jpeg)
+        #expect(fitted.count > 10)
+        #expect(fitted.count < (try options("").encoded(Self.noisy, as: .jpeg)).count)
+    }
+
+    @Test func pngAndSmallResultsAreEncodedOnce() throws {
+        let png = try options("mb:10").encoded(Self.noisy, as: .png)
+        #expect(png == (try ImageEncoders.png().encode(Self.noisy)))
+        let small = try options("mb:100000000/q:70").encoded(Self.noisy, as: .jpeg)
+        #expect(small == (try ImageEncoders.jpeg(quality: 70).encode(Self.noisy)))
+        #expect(try options("mb:0").maximumBytes == nil)
+        #expect(throws: ImageServerError.self) { try options("mb:-1") }
+    }
+}
