@@ -401,6 +401,16 @@ public struct ImageServerPath: Sendable, Hashable {
         case "return_attachment", "att":
             try expectCount(1...1)
             options.returnsAttachment = try boolean(arguments[0], "return_attachment")
+        case "strip_metadata", "sm", "strip_color_profile", "scp", "keep_copyright", "kcr":
+            // Output never carries the source's metadata or profile (pixels
+            // are converted to sRGB as they are decoded): the values that
+            // say so are accepted, the others refused.
+            try expectCount(1...1)
+            let value = try boolean(arguments[0], String(name))
+            let keeps = ["keep_copyright", "kcr"].contains(name) ? value : !value
+            guard !keeps else {
+                throw bad("\(name):\(arguments[0]) is not supported: results carry no metadata and no colour profile (they are sRGB)")
+            }
         case "quality", "q":
             try expectCount(1...1)
             guard let quality = Int(arguments[0]), (0...100).contains(quality) else {
@@ -459,10 +469,13 @@ public struct ImageServerPath: Sendable, Hashable {
     private static func placement(
         _ arguments: [Substring], name: String, current: ProcessingOptions.Placement?
     ) throws(ImageServerError) -> ProcessingOptions.Placement? {
-        guard try arguments[0].isEmpty ? false : boolean(arguments[0], name) else { return nil }
-        guard arguments.count > 1 else { return current ?? .center }
-        let (gravity, offset) = try Self.gravity(arguments[1...], current: current?.offset ?? .zero, allowsSmart: false)
-        return ProcessingOptions.Placement(gravity: gravity, offset: offset)
+        let enabled = try arguments[0].isEmpty ? false : boolean(arguments[0], name)
+        // The gravity is checked even when the extension is off.
+        var placement = current ?? .center
+        if arguments.count > 1 {
+            (placement.gravity, placement.offset) = try Self.gravity(arguments[1...], current: placement.offset, allowsSmart: false)
+        }
+        return enabled ? placement : nil
     }
 
     /// `R:G:B` (0 to 255 each), a hex colour (`RGB` or `RRGGBB`), or
