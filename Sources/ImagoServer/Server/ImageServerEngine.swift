@@ -198,9 +198,10 @@ final class ImageServerEngine: Sendable {
     /// cover the box, for `force` with `el:1` that shrinks one side and
     /// enlarges the other, or when the server's maximum side is smaller
     /// than the box: those are resampled again).
+    ///
     /// Options that make the plan depend on the source's own size (a trim,
-    /// a crop, a turn, a device pixel ratio, zoom, minimum sizes) get no hint: the
-    /// source is decoded whole.
+    /// a crop, a turn, a device pixel ratio, zoom, minimum sizes) get no
+    /// hint: the source is decoded whole.
     private func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
         guard options.width > 0 || options.height > 0 else { return nil }
         guard options.crop == nil, options.trim == nil, options.rotation == 0, options.dpr == 1, options.zoomX == 1, options.zoomY == 1,
