@@ -57,8 +57,10 @@ public struct CodecDecoder: ImageDecoding {
         openTable = { data, options in
             let opened = try functions.open(data, options)
             let makeImage: ImageStep = { frameIndex, options in try functions.makeImage(opened, frameIndex, options) }
-            return OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: makeImage,
-                               colorProfile: opened.colorProfile)
+            var erased = OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: makeImage,
+                                     colorProfile: opened.colorProfile)
+            erased.orientation = opened.orientation
+            return erased
         }
     }
 
@@ -100,14 +102,17 @@ public struct CodecDecoder: ImageDecoding {
                              linearLight: thumbnail.linearLight)
     }
 
-    /// Reads the header only: format, size, frame count and colour profile, no pixels.
+    /// Reads the header only: format, size, frame count, colour profile and
+    /// orientation, no pixels.
     ///
     /// - Throws: ``ImageDecodingError/Code/couldNotOpen``.
     public func info(for data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageInfo {
         let opened = try open(data, options: options)
         try checkNotEmpty(opened)
-        return ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount,
-                         colorProfile: opened.colorProfile)
+        var info = ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount,
+                             colorProfile: opened.colorProfile)
+        info.orientation = opened.orientation
+        return info
     }
 
     private func open(_ data: Data, options: ImageDecodingOptions) throws -> OpenedImage<ImageStep> {

@@ -25,6 +25,10 @@ public struct OpenedImage<State: Sendable>: Sendable {
     /// ``ImageDecodingOptions/colorManagement`` says; `makeImage` itself
     /// leaves the pixels as stored.
     public var colorProfile: ColorProfile?
+    /// The orientation the file declares (EXIF), which `makeImage` applies;
+    /// ``ImageOrientation/up`` when it declares none, or when the codec's
+    /// library applies it itself (HEIC and AVIF transformations).
+    public var orientation: ImageOrientation = .up
 
     /// Creates a description of an opened image with its codec state.
     public init(width: Int, height: Int, frameCount: Int = 1, state: State, colorProfile: ColorProfile? = nil) {

@@ -28,6 +28,39 @@ public struct ColorProfile: Sendable, Hashable {
         let characters = data[start..<start + 4].map { Character(Unicode.Scalar($0)) }
         return String(characters).trimmingCharacters(in: .whitespaces)
     }
+
+    /// The profile's name, its description tag (`desc`): such as
+    /// `"Display P3"` or `"sRGB IEC61966-2.1"`; `nil` when it has none
+    /// that can be read. Both the ICC v2 text form and the v4 Unicode form
+    /// (its first record) are read.
+    public var name: String? {
+        let bytes = [UInt8](data)
+        func uint32(_ offset: Int) -> Int? {
+            guard offset >= 0, offset + 4 <= bytes.count else { return nil }
+            return bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let count = uint32(128), count <= 1024 else { return nil }
+        for entry in 0..<count {
+            let at = 132 + entry * 12
+            guard let signature = uint32(at), let offset = uint32(at + 4), let size = uint32(at + 8) else { return nil }
+            guard signature == 0x6465_7363, offset + size <= bytes.count, size >= 12 else { continue }  // "desc"
+            let tag = bytes[offset..<offset + size]
+            switch uint32(offset) {
+            case 0x6465_7363:  // "desc": a count, then ASCII ending in NUL
+                guard let length = uint32(offset + 8), length > 0, offset + 12 + length <= bytes.count else { return nil }
+                let text = bytes[(offset + 12)..<(offset + 12 + length)].prefix { $0 != 0 }
+                return String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            case 0x6D6C_7563:  // "mluc": records of language, length and offset of UTF-16BE text
+                guard let records = uint32(offset + 8), records > 0, let length = uint32(offset + 20),
+                      let start = uint32(offset + 24), offset + start + length <= offset + tag.count else { return nil }
+                let units = stride(from: offset + start, to: offset + start + length - 1, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+                return String(decoding: units, as: UTF16.self).trimmingCharacters(in: CharacterSet(charactersIn: "\0 "))
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
 }
 
 extension ColorProfile: CustomStringConvertible {

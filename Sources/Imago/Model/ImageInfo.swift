@@ -11,6 +11,9 @@ public struct ImageInfo: Sendable, Hashable {
     /// The colour profile the file embeds (or, for a PNG, the one its
     /// `gAMA` and `cHRM` chunks describe); `nil` for sRGB.
     public var colorProfile: ColorProfile?
+    /// The orientation the file declares (EXIF), which decoding applies:
+    /// ``width`` and ``height`` are the stored ones, before it.
+    public var orientation: ImageOrientation = .up
 
     /// Creates an image description.
     public init(format: ImageFormat, width: Int, height: Int, frameCount: Int, colorProfile: ColorProfile? = nil) {

@@ -26,7 +26,9 @@ extension CodecFunctions where State == JPEGState {
                 let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
                 let metadata = JPEGMetadata(reading: data)
                 let state = JPEGState(data: data, colorspace: header.colorspace, orientation: metadata.orientation)
-                return OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
+                var opened = OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
+                opened.orientation = metadata.orientation
+                return opened
             },
             makeImage: { opened, _, options in
                 let state = opened.state

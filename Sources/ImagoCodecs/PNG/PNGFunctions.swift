@@ -44,9 +44,11 @@ extension CodecFunctions where State == PNGState {
             open: { data, _ in
                 let (header, metadata) = try SpngContext.withContext(data) { context in (try context.header(), context.metadata()) }
                 let animation = APNG(reading: data)
-                return OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: animation?.frames.count ?? 1,
-                                   state: PNGState(data: data, orientation: metadata.orientation, animation: animation),
-                                   colorProfile: metadata.colorProfile)
+                var opened = OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: animation?.frames.count ?? 1,
+                                         state: PNGState(data: data, orientation: metadata.orientation, animation: animation),
+                                         colorProfile: metadata.colorProfile)
+                opened.orientation = metadata.orientation
+                return opened
             },
             makeImage: { opened, frameIndex, options in
                 let orientation = opened.state.orientation

@@ -35,8 +35,10 @@ extension CodecFunctions where State == WebPState {
         CodecFunctions(
             open: { data, _ in
                 let state = try WebPState(reading: data)
-                return OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
-                                   colorProfile: state.metadata.colorProfile)
+                var opened = OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
+                                         colorProfile: state.metadata.colorProfile)
+                opened.orientation = state.metadata.orientation
+                return opened
             },
             makeImage: { opened, frameIndex, options in
                 try opened.state.decode(frameIndex: frameIndex, thumbnail: options.thumbnail).applying(opened.state.metadata.orientation)

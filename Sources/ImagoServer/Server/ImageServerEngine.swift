@@ -2,6 +2,9 @@
 import Crypto
 import Dispatch
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Imago
 import ImagoCodecs
 import Logging
@@ -38,6 +41,10 @@ final class ImageServerEngine: Sendable {
     let configuration: ImageServerConfiguration
     let pipeline: ImagePipeline
     private let renders: JobRegistry<RenderIdentity, RenderedImage>
+    /// `/info` answers in progress, by source: JSON bodies.
+    private let descriptions: JobRegistry<URL, Data>
+    /// The guarded loader the pipeline uses, for `/info`'s raw bytes.
+    private let loader: GuardedDataLoader
     private let outputs: LRUStore<RenderIdentity, RenderedImage>
     private let metrics: ServerMetrics
 
@@ -48,6 +55,7 @@ final class ImageServerEngine: Sendable {
             policy: configuration.sourcePolicy,
             resolver: configuration.resolver
         )
+        self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
         pipelineConfiguration.dataLoader = loader
         pipelineConfiguration.dataCache = configuration.dataCache
@@ -59,6 +67,7 @@ final class ImageServerEngine: Sendable {
         pipelineConfiguration.maximumConcurrentProcessing = max(1, configuration.workers)
         pipeline = ImagePipeline(configuration: pipelineConfiguration)
         renders = JobRegistry(queue: pipeline.decodeSlots, limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
+        descriptions = JobRegistry(queue: pipeline.decodeSlots, limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
         // An output larger than a quarter of the budget is not kept.
         outputs = LRUStore(costLimit: configuration.outputCacheCapacity, entryCostLimit: configuration.outputCacheCapacity / 4)
         metrics = ServerMetrics()
@@ -93,6 +102,7 @@ final class ImageServerEngine: Sendable {
             throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
         }
         try configuration.sourcePolicy.check(parsed.source)
+        if parsed.isInfo { return try await describe(parsed.source, ifNoneMatch: ifNoneMatch) }
         let choice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
         var chosen = parsed.options
         chosen.format = choice.format
@@ -128,6 +138,54 @@ final class ImageServerEngine: Sendable {
             }
         }.value
         return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, disposition: disposition, ifNoneMatch: ifNoneMatch, outcome: outcome)
+    }
+
+    /// Answers `/info`: the source's description as JSON, worked out once
+    /// for requests that arrive together, in one of the decode slots.
+    private func describe(_ source: URL, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
+        let ticket: JobRegistry<URL, Data>.Ticket
+        do {
+            ticket = try descriptions.enter(source, subscription: JobSubscription(priority: .normal)) { [self] job in
+                try await description(of: source, job: job)
+            }
+        } catch {
+            throw ImageServerError(.saturated, "the server is busy; retry in a moment")
+        }
+        let result = await Task { [descriptions] in
+            do {
+                return Result<Data, ImageServerError>.success(try await descriptions.value(of: ticket))
+            } catch {
+                return .failure(error as? ImageServerError ?? ImageServerError(answering: error))
+            }
+        }.value
+        let body = try result.get()
+        let etag = "\"" + SHA256.hash(data: body).lowercaseHex + "\""
+        var headers: [(name: String, value: String)] = [
+            ("Cache-Control", "public, max-age=\(configuration.timeToLive)"),
+            ("ETag", etag),
+        ]
+        if EntityTag.matches(ifNoneMatch, etag: etag) {
+            return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: ticket.joined ? "joined" : "info")
+        }
+        headers.append(("Content-Type", "application/json"))
+        return ImageServerReply(status: 200, headers: headers, body: body, outcome: ticket.joined ? "joined" : "info")
+    }
+
+    /// Loads the source through the guard (status, content type and size
+    /// checked as for images) and describes it.
+    private func description(of source: URL, job: SharedJob<Data>) async throws(ImageServerError) -> Data {
+        do {
+            let (data, response) = try await loader.data(for: URLRequest(url: source))
+            let checked = try ResponseHandler<Data>(accepting: .images) { $0 }.handle(data, response: response, for: source)
+            let workQueue = pipeline.configuration.workQueue
+            return try await job.withSlot {
+                try await workQueue.perform { try ImageInfoReport(describing: checked).json }
+            }
+        } catch {
+            let failure = ImageServerError(answering: error)
+            metrics.failed(failure)
+            throw failure
+        }
     }
 
     private func checkSignature(of path: ImageServerPath) throws(ImageServerError) {

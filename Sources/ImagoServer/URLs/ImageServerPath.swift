@@ -34,6 +34,9 @@ public struct ImageServerPath: Sendable, Hashable {
     public var options: ProcessingOptions
     /// The source image's URL.
     public var source: URL
+    /// Whether the path asks for the source's description as JSON
+    /// (`/SIGNATURE/info/plain/SOURCE`) instead of an image.
+    public var isInfo: Bool = false
 
     /// The largest width or height a path may ask for.
     public static let maximumOutputSide = 8192
@@ -52,7 +55,7 @@ public struct ImageServerPath: Sendable, Hashable {
     /// The path to request: the signature (`insecure` without a key), then
     /// every option that differs from the default, then the source.
     public func path(signedWith key: SigningKey?, encoding: SourceEncoding = .plain) -> String {
-        let unsigned = Self.unsignedPath(source: source, options: options, encoding: encoding)
+        let unsigned = (isInfo ? "/info" : "") + Self.unsignedPath(source: source, options: options, encoding: encoding)
         return "/" + (key?.signature(forPath: unsigned) ?? "insecure") + unsigned
     }
 
@@ -81,6 +84,10 @@ public struct ImageServerPath: Sendable, Hashable {
             try Self.applyPreset("default", to: &options, presets: presets, used: [])
         }
         var index = segments.startIndex
+        if index < segments.endIndex, segments[index] == "info" {
+            isInfo = true
+            index += 1
+        }
         var extensionFormat: ProcessingOptions.OutputFormat?
         if presets.onlyPresets {
             if index < segments.endIndex, segments[index] != "plain" {

@@ -17,7 +17,8 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve resized images from signed, imgproxy-style URLs.",
         discussion: """
         URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
-        where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. Also GET /health and GET /metrics.
+        where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. /SIGNATURE/info/plain/SOURCE describes \
+        the source as JSON. Also GET /health and GET /metrics.
         Options follow imgproxy, with its sizes to the pixel: rs/resize, s/size, rt/resizing_type \
         (fit|fill|fill-down|force|auto), w, h, mw/min-width, mh/min-height, z/zoom, dpr, el/enlarge, \
         ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \

@@ -223,3 +223,110 @@ import Testing
         #expect(throws: ImageServerError.self) { try options("mb:-1") }
     }
 }
+
+/// `GET /SIGNATURE/info/plain/SOURCE`: the source described as JSON.
+@Suite struct InfoEndpointTests {
+    static let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources")
+
+    struct Report: Decodable {
+        let format: String
+        let width: Int
+        let height: Int
+        let orientation: Int
+        let frames: Int
+        let durations: [Double]
+        let loop_count: Int
+        let color_profile: String?
+        let alpha: Bool
+        let bytes: Int
+        let average_color: String
+        let dominant_color: String
+        let blurhash: String
+        let thumbhash: String
+    }
+
+    @Test func aJPEGWithAProfileAndAnOrientation() async throws {
+        let p3 = try Data(contentsOf: Self.resources.appendingPathComponent("color/display-p3.jpg"))
+        let turned = try Data(contentsOf: Self.resources.appendingPathComponent("jpeg/orientation6.jpg"))
+        let origin = try await Fixture.origin([
+            "/p3.jpg": .ok(p3, contentType: "image/jpeg"), "/turned.jpg": .ok(turned, contentType: "image/jpeg"),
+        ])
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let response = try await client.execute(uri: "/img/insecure/info/plain/" + Self.encoded(origin.url("/p3.jpg")), method: .get)
+            #expect(response.status == .ok)
+            #expect(response.header("Content-Type") == "application/json")
+            let report = try JSONDecoder().decode(Report.self, from: response.data)
+            #expect((report.format, report.width, report.height, report.orientation) == ("jpeg", 48, 32, 1))
+            #expect(report.color_profile == "Display P3 (Imago test)")
+            #expect((report.frames, report.durations, report.alpha, report.bytes) == (1, [], false, p3.count))
+            // The hashes are the library's, on the same small decode.
+            let small = try ImageDecoders.all.decode(p3, options: ImageDecodingOptions(thumbnail: Thumbnail(width: 100, height: 100)))
+            #expect(report.blurhash == small.blurHash())
+            #expect(report.thumbhash == small.thumbHash().base64EncodedString())
+            #expect(report.average_color.count == 7 && report.dominant_color.hasPrefix("#"))
+
+            let upright = try JSONDecoder().decode(Report.self, from: try await client.execute(
+                uri: "/img/insecure/info/plain/" + Self.encoded(origin.url("/turned.jpg")), method: .get).data)
+            // Stored 32x16; shown turned a quarter, 16x32.
+            #expect((upright.width, upright.height, upright.orientation) == (16, 32, 6))
+        }
+    }
+
+    @Test func coloursOfAKnownImage() async throws {
+        // Three quarters red, one quarter blue, opaque.
+        let pixels = (0..<40 * 40).flatMap { index -> [UInt8] in index % 40 < 30 ? [255, 0, 0] : [0, 0, 255] }
+        let png = try ImageEncoders.png().encode(Image(width: 40, height: 40, pixelFormat: .rgb8, pixels: pixels))
+        let origin = try await Fixture.origin(["/flag.png": .ok(png, contentType: "image/png")])
+        let report = try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            try JSONDecoder().decode(Report.self, from: try await client.execute(
+                uri: "/img/insecure/info/plain/" + Self.encoded(origin.url("/flag.png")), method: .get).data)
+        }
+        #expect(report.dominant_color == "#ff0000")
+        #expect(report.average_color == "#bf0040")
+        #expect(report.color_profile == nil)
+    }
+
+    @Test func anAnimationListsItsFrames() async throws {
+        let origin = try await Fixture.origin()
+        let report = try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            try JSONDecoder().decode(Report.self, from: try await client.execute(
+                uri: "/img/insecure/info/plain/" + Self.encoded(origin.url("/a.gif")), method: .get).data)
+        }
+        let animation = try ImageDecoders.all.decode(Fixture.gif)
+        #expect(report.format == "gif")
+        #expect(report.frames == animation.frames.count)
+        #expect(report.durations == animation.frames.map { $0.duration ?? 0 })
+        #expect(report.loop_count == animation.loopCount)
+    }
+
+    @Test func infoIsSignedAndFailsAsImagesFail() async throws {
+        let origin = try await Fixture.origin(["/text": .ok(Data("hello".utf8), contentType: "text/plain")])
+        let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f")
+        var path = ImageServerPath(source: origin.url("/a.png"))
+        path.isInfo = true
+        let signed = path.path(signedWith: key)
+        #expect(signed.contains("/info/plain/"))
+        let configuration = Fixture.configuration {
+            $0.acceptsUnsignedPaths = false
+            $0.signingKeys = [key]
+        }
+        try await Fixture.withServer(configuration) { client, _ in
+            let good = try await client.execute(uri: "/img" + signed, method: .get)
+            #expect(good.status == .ok)
+            let forged = "/img/insecure" + signed.dropFirst().drop { $0 != "/" }
+            let bad = try await client.execute(uri: String(forged), method: .get)
+            #expect(bad.status == .forbidden)
+        }
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let missing = try await client.execute(uri: "/img/insecure/info/plain/" + Self.encoded(origin.url("/nothing.png")), method: .get)
+            #expect(missing.status == .notFound)
+            let text = try await client.execute(uri: "/img/insecure/info/plain/" + Self.encoded(origin.url("/text")), method: .get)
+            #expect(text.status == .unsupportedMediaType)
+        }
+    }
+
+    static func encoded(_ url: URL) -> String {
+        url.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Imago
+import ImagoCodecs
+import Testing
+
+/// What a header read tells: the profile's name (ICC v2 `desc` and v4
+/// `mluc` forms, the same as Little CMS reports through Pillow) and the
+/// EXIF orientation.
+@Suite struct ImageInfoTests {
+    @Test(arguments: [
+        ("color/display-p3.icc", "Display P3 (Imago test)"),
+        ("color/adobe-rgb.icc", "Adobe RGB (1998) compatible (Imago test)"),
+        ("color/prophoto-big.icc", "ProPhoto RGB, with target data (Imago test)"),
+        ("color/gray.icc", "Gray 2.2 (Imago test)"),
+        ("color/srgb-v4.icc", "sRGB built-in"),
+    ])
+    func profileNamesAreTheDescriptionTag(_ path: String, _ name: String) throws {
+        #expect(ColorProfile(data: try Fixtures.data(path)).name == name)
+    }
+
+    @Test func aDamagedProfileHasNoName() {
+        #expect(ColorProfile(data: Data(count: 10)).name == nil)
+        #expect(ColorProfile(data: Data(repeating: 0xFF, count: 200)).name == nil)
+    }
+
+    @Test(arguments: [("jpeg/orientation6.jpg", ImageFormat.jpeg, 6), ("jpeg/orientation1.jpg", .jpeg, 1),
+                      ("color/orientation8.png", .png, 8), ("color/orientation3.webp", .webp, 3)])
+    func infoReportsTheOrientation(_ path: String, _ format: ImageFormat, _ orientation: Int) throws {
+        let data = try Fixtures.data(path)
+        let decoder = try #require(ImageDecoders.all.decoders[format] as? CodecDecoder)
+        let info = try decoder.info(for: data)
+        #expect(info.orientation.rawValue == orientation)
+        // The decoded image is shown upright: its sides swap for orientations 5 to 8.
+        let image = try ImageDecoders.all.decode(data)
+        #expect(info.orientation.swapsDimensions ? (image.width, image.height) == (info.height, info.width)
+                                                 : (image.width, image.height) == (info.width, info.height))
+    }
+}
