@@ -36,3 +36,31 @@ import Testing
                                                  : (image.width, image.height) == (info.width, info.height))
     }
 }
+
+/// Crafted profiles: a name is read only from inside the bytes, and is short.
+@Suite struct HostileProfileNameTests {
+    /// A profile header of 128 bytes, then a tag table with one `desc` entry.
+    static func profile(tagOffset: UInt32, tagSize: UInt32, tag: [UInt8], count: UInt32 = 1) -> Data {
+        var bytes = [UInt8](repeating: 0, count: 128)
+        func be(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        bytes += be(count) + Array("desc".utf8) + be(tagOffset) + be(tagSize)
+        bytes += tag
+        return Data(bytes)
+    }
+
+    @Test func offsetsAndSizesPastTheEndGiveNoName() {
+        let text = Array("desc".utf8) + [0, 0, 0, 0, 0, 0, 0, 5] + Array("Hello".utf8)
+        #expect(ColorProfile(data: Self.profile(tagOffset: 144, tagSize: UInt32(text.count), tag: text)).name == "Hello")
+        #expect(ColorProfile(data: Self.profile(tagOffset: 0xFFFF_FFF0, tagSize: 0x20, tag: text)).name == nil)
+        #expect(ColorProfile(data: Self.profile(tagOffset: 144, tagSize: 0xFFFF_FFFF, tag: text)).name == nil)
+        let lying = Array("desc".utf8) + [0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF] + Array("Hello".utf8)
+        #expect(ColorProfile(data: Self.profile(tagOffset: 144, tagSize: UInt32(lying.count), tag: lying)).name == nil)
+        #expect(ColorProfile(data: Self.profile(tagOffset: 144, tagSize: 12, tag: text, count: 0xFFFF_FFFF)).name == nil)
+    }
+
+    @Test func aLongNameIsCut() {
+        let long = [UInt8](repeating: 0x41, count: 10_000)
+        let text = Array("desc".utf8) + [0, 0, 0, 0, 0, 0, 0x27, 0x10] + long
+        #expect(ColorProfile(data: Self.profile(tagOffset: 144, tagSize: UInt32(text.count), tag: text)).name?.count == 256)
+    }
+}

@@ -19,21 +19,24 @@ extension Image {
         let reference: [Int] = background.map { [Int($0.red), Int($0.green), Int($0.blue)] }
             ?? [Int(pixels[0]), Int(pixels[1]), Int(pixels[2])]
 
-        var window = [Int](repeating: 0, count: 9)
-        /// Whether the median-filtered pixel at x, y stands out from the background.
+        let threshold = Int(threshold.rounded(.down))
+        /// Whether the median-filtered pixel at x, y stands out from the
+        /// background: a channel's median of the 3x3 window is beyond the
+        /// threshold exactly when at least 5 of its 9 values are beyond it
+        /// on the same side, so no window is sorted.
         func standsOut(_ x: Int, _ y: Int) -> Bool {
             for channel in 0..<3 {
-                var count = 0
+                let low = reference[channel] - threshold, high = reference[channel] + threshold
+                var above = 0, below = 0
                 for dy in -1...1 {
                     let row = Swift.min(Swift.max(y + dy, 0), height - 1)
                     for dx in -1...1 {
                         let column = Swift.min(Swift.max(x + dx, 0), width - 1)
-                        window[count] = Int(pixels[(row * width + column) * 3 + channel])
-                        count += 1
+                        let value = Int(pixels[(row * width + column) * 3 + channel])
+                        if value > high { above += 1 } else if value < low { below += 1 }
                     }
                 }
-                window.sort()
-                if Double(abs(window[4] - reference[channel])) > threshold { return true }
+                if above >= 5 || below >= 5 { return true }
             }
             return false
         }

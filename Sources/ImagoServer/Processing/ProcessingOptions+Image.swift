@@ -133,7 +133,7 @@ extension ProcessingOptions {
     public func encoded(_ image: Image, as format: OutputFormat, defaultQuality: Int? = nil) throws -> Data {
         let start = quality ?? formatQuality[format] ?? defaultQuality
         let data = try encoder(for: format, quality: start).encode(image)
-        guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes,
+        guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes, format != .png,
               var current = start ?? ImageEncoders.defaultQuality(for: format.imageFormat) else { return data }
         var best = data
         while best.count > maximumBytes && current > 10 {

@@ -56,7 +56,7 @@ struct ImageInfoReport: Encodable, Sendable {
         (width, height) = info.orientation.swapsDimensions ? (info.height, info.width) : (info.width, info.height)
         orientation = info.orientation.rawValue
         frames = info.frameCount
-        durations = small.isAnimated ? small.frames.map { $0.duration ?? 0 } : []
+        durations = small.isAnimated ? small.frames.map { duration in duration.duration.flatMap { $0.isFinite ? $0 : nil } ?? 0 } : []
         loopCount = small.loopCount
         colorProfile = info.colorProfile.map { $0.name ?? $0.colorSpace ?? "unnamed" }
         alpha = small.pixelFormat.hasAlpha
@@ -93,11 +93,12 @@ struct ImageInfoReport: Encodable, Sendable {
     }
 
     /// The report as JSON, keys sorted.
-    var json: Data {
+    ///
+    /// - Throws: `EncodingError` (not expected: the durations are finite).
+    func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Strings and numbers (finite durations) always encode.
-        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+        return try encoder.encode(self)
     }
 }
 #endif

@@ -67,7 +67,8 @@ final class ImageServerEngine: Sendable {
         pipelineConfiguration.maximumConcurrentProcessing = max(1, configuration.workers)
         pipeline = ImagePipeline(configuration: pipelineConfiguration)
         renders = JobRegistry(queue: pipeline.decodeSlots, limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
-        descriptions = JobRegistry(queue: pipeline.decodeSlots, limit: max(1, configuration.workers) + max(0, configuration.maximumQueue))
+        // At most as many `/info` loads at once as source downloads.
+        descriptions = JobRegistry(queue: pipeline.decodeSlots, limit: max(1, configuration.maximumConcurrentDownloads))
         // An output larger than a quarter of the budget is not kept.
         outputs = LRUStore(costLimit: configuration.outputCacheCapacity, entryCostLimit: configuration.outputCacheCapacity / 4)
         metrics = ServerMetrics()
@@ -102,7 +103,8 @@ final class ImageServerEngine: Sendable {
             throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
         }
         try configuration.sourcePolicy.check(parsed.source)
-        if parsed.isInfo { return try await describe(parsed.source, ifNoneMatch: ifNoneMatch) }
+        let maximumAge = maximumAge(expiring: parsed.options.expires)
+        if parsed.isInfo { return try await describe(parsed.source, maximumAge: maximumAge, ifNoneMatch: ifNoneMatch) }
         let choice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
         var chosen = parsed.options
         chosen.format = choice.format
@@ -115,7 +117,8 @@ final class ImageServerEngine: Sendable {
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
-            return okReply(kept, variesWithAccept: choice.variesWithAccept, disposition: disposition, ifNoneMatch: ifNoneMatch, outcome: "hit")
+            return okReply(kept, variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
+                           ifNoneMatch: ifNoneMatch, outcome: "hit")
         }
         let ticket: JobRegistry<RenderIdentity, RenderedImage>.Ticket
         do {
@@ -137,12 +140,13 @@ final class ImageServerEngine: Sendable {
                 return .failure(error as? ImageServerError ?? ImageServerError(answering: error))
             }
         }.value
-        return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, disposition: disposition, ifNoneMatch: ifNoneMatch, outcome: outcome)
+        return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
+                       ifNoneMatch: ifNoneMatch, outcome: outcome)
     }
 
     /// Answers `/info`: the source's description as JSON, worked out once
     /// for requests that arrive together, in one of the decode slots.
-    private func describe(_ source: URL, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
+    private func describe(_ source: URL, maximumAge: Int, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
         let ticket: JobRegistry<URL, Data>.Ticket
         do {
             ticket = try descriptions.enter(source, subscription: JobSubscription(priority: .normal)) { [self] job in
@@ -161,7 +165,7 @@ final class ImageServerEngine: Sendable {
         let body = try result.get()
         let etag = "\"" + SHA256.hash(data: body).lowercaseHex + "\""
         var headers: [(name: String, value: String)] = [
-            ("Cache-Control", "public, max-age=\(configuration.timeToLive)"),
+            ("Cache-Control", "public, max-age=\(maximumAge)"),
             ("ETag", etag),
         ]
         if EntityTag.matches(ifNoneMatch, etag: etag) {
@@ -179,7 +183,7 @@ final class ImageServerEngine: Sendable {
             let checked = try ResponseHandler<Data>(accepting: .images) { $0 }.handle(data, response: response, for: source)
             let workQueue = pipeline.configuration.workQueue
             return try await job.withSlot {
-                try await workQueue.perform { try ImageInfoReport(describing: checked).json }
+                try await workQueue.perform { try ImageInfoReport(describing: checked).json() }
             }
         } catch {
             let failure = ImageServerError(answering: error)
@@ -279,10 +283,19 @@ final class ImageServerEngine: Sendable {
         )
     }
 
-    private func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, disposition: ContentDisposition,
+    /// The `max-age` of an answer: the server's time to live, or less when
+    /// the URL expires sooner (as imgproxy does), so no cache keeps an
+    /// answer past its URL's `expires`.
+    private func maximumAge(expiring expires: Int?) -> Int {
+        guard let expires else { return configuration.timeToLive }
+        let left = Double(expires) - Date().timeIntervalSince1970
+        return max(0, min(configuration.timeToLive, Int(left.rounded(.down))))
+    }
+
+    private func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, disposition: ContentDisposition, maximumAge: Int,
                          ifNoneMatch: String?, outcome: String) -> ImageServerReply {
         var headers: [(name: String, value: String)] = [
-            ("Cache-Control", "public, max-age=\(configuration.timeToLive)"),
+            ("Cache-Control", "public, max-age=\(maximumAge)"),
             ("ETag", rendered.etag),
         ]
         if variesWithAccept { headers.append(("Vary", "Accept")) }

@@ -35,7 +35,8 @@ public struct ImageServerPath: Sendable, Hashable {
     /// The source image's URL.
     public var source: URL
     /// Whether the path asks for the source's description as JSON
-    /// (`/SIGNATURE/info/plain/SOURCE`) instead of an image.
+    /// (`/SIGNATURE/info/plain/SOURCE`, or imgproxy's `/info/SIGNATURE/plain/SOURCE`)
+    /// instead of an image. ``path(signedWith:encoding:)`` writes the first form.
     public var isInfo: Bool = false
 
     /// The largest width or height a path may ask for.
@@ -70,8 +71,12 @@ public struct ImageServerPath: Sendable, Hashable {
     ///   one applies first, and in ``ImageServerPresets/onlyPresets`` mode
     ///   the first segment is a list of presets.
     public init(parsing path: some StringProtocol, presets: ImageServerPresets = .none) throws(ImageServerError) {
-        let path = String(path)
+        var path = String(path)
         guard path.hasPrefix("/") else { throw Self.bad("the path must start with /") }
+        // imgproxy's own layout for info, `/info/SIGNATURE/...`, signs the
+        // part after the signature, without `/info`.
+        let infoFirst = path.hasPrefix("/info/")
+        if infoFirst { path.removeFirst(5) }
         let afterSlash = path.dropFirst()
         guard let signatureEnd = afterSlash.firstIndex(of: "/"), signatureEnd > afterSlash.startIndex else {
             throw Self.bad("the path has no signature segment")
@@ -134,6 +139,7 @@ public struct ImageServerPath: Sendable, Hashable {
         if let extensionFormat { options.format = extensionFormat }
         self.options = options
         self.source = source
+        if infoFirst { isInfo = true }
     }
 
     // MARK: Writing
@@ -202,7 +208,7 @@ public struct ImageServerPath: Sendable, Hashable {
     }
 
     private static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     // MARK: Reading
@@ -315,8 +321,8 @@ public struct ImageServerPath: Sendable, Hashable {
                 options.trim = nil
                 break
             }
-            guard let threshold = Double(arguments[0]), threshold.isFinite, threshold >= 0 else {
-                throw bad("trim's threshold must be a number from 0 up, not \"\(arguments[0].prefix(20))\"")
+            guard let threshold = Double(arguments[0]), threshold.isFinite, (0...255).contains(threshold) else {
+                throw bad("trim's threshold must be a number from 0 to 255, not \"\(arguments[0].prefix(20))\"")
             }
             var trim = options.trim ?? ProcessingOptions.Trim(threshold: threshold)
             trim.threshold = threshold
@@ -397,8 +403,9 @@ public struct ImageServerPath: Sendable, Hashable {
             options.expires = time > 0 ? time : nil
         case "filename", "fn":
             try expectCount(1...2)
-            var name = String(arguments[0])
+            var name = String(arguments[0]).removingPercentEncoding ?? String(arguments[0])
             if let encoded = argument(1), try boolean(encoded, "filename") {
+                name = String(arguments[0])
                 guard let data = SigningKey.data(base64URL: name), let decoded = String(data: data, encoding: .utf8) else {
                     throw bad("the filename is not valid base64url")
                 }

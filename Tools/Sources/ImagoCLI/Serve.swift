@@ -119,10 +119,14 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--cache-dir \(cacheDir) is not a writable folder.")
             }
         }
+        let parsedPresets: ImageServerPresets
         do {
-            _ = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
+            parsedPresets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
         } catch {
             throw ValidationError("--preset: \(error.message).")
+        }
+        if !allowSecurityOptions, let name = parsedPresets.namesSettingSecurityOptions.first {
+            throw ValidationError("--preset \(name) sets a security option (max_result_dimension); add --allow-security-options.")
         }
         let keys = try signingKeys()
         if unsigned && !keys.isEmpty { throw ValidationError("--unsigned and a signing key exclude each other.") }

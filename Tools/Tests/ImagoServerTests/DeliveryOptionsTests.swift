@@ -330,3 +330,56 @@ import Testing
         url.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
     }
 }
+
+/// What the second review found, each pinned down.
+@Suite struct DeliveryReviewTests {
+    @Test func anExpiringURLIsNotCachedPastItsTime() async throws {
+        let origin = try await Fixture.origin()
+        let soon = Int(Date().timeIntervalSince1970) + 120
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let image = try await client.execute(uri: Fixture.path("exp:\(soon)/w:20", origin.url("/a.png")), method: .get)
+            let age = try #require(image.header("Cache-Control").flatMap { Int($0.split(separator: "=").last ?? "") })
+            #expect((100...120).contains(age))
+            let info = try await client.execute(uri: "/img/insecure/info/exp:\(soon)/plain/" + InfoEndpointTests.encoded(origin.url("/a.png")), method: .get)
+            #expect(info.status == .ok)
+            let infoAge = try #require(info.header("Cache-Control").flatMap { Int($0.split(separator: "=").last ?? "") })
+            #expect((100...120).contains(infoAge))
+            let lasting = try await client.execute(uri: Fixture.path("w:20", origin.url("/a.png")), method: .get)
+            #expect(lasting.header("Cache-Control") == "public, max-age=31536000")
+        }
+    }
+
+    @Test func imgproxysInfoLayoutIsAcceptedAndSignedWithoutInfo() throws {
+        let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f")
+        let unsigned = "/plain/http%3A%2F%2Fx%2Fa.png"
+        let path = try ImageServerPath(parsing: "/info/" + key.signature(forPath: unsigned) + unsigned)
+        #expect(path.isInfo)
+        #expect(path.signedPart == unsigned)
+        #expect(key.isValid(signature: path.signature, forPath: path.signedPart))
+    }
+
+    @Test func maxBytesNeverLoopsOnPNG() throws {
+        let options = try ImageServerPath(parsing: "/insecure/q:80/mb:10/plain/http%3A%2F%2Fx%2Fa.png").options
+        let image = MaxBytesTests.noisy
+        #expect(try options.encoded(image, as: .png) == ImageEncoders.png().encode(image))
+    }
+
+    @Test func hugeNumbersAreWrittenBackWithoutTrapping() throws {
+        var options = ProcessingOptions()
+        options.zoomX = 1e300
+        options.blur = 1e20
+        let written = ImageServerPath(source: URL(string: "https://x.example/a.png")!, options: options).path(signedWith: nil)
+        #expect(written.contains("z:1e+300"))
+        #expect(throws: ImageServerError.self) { try ImageServerPath(parsing: "/insecure/t:1e300/plain/http%3A%2F%2Fx%2Fa.png") }
+    }
+
+    @Test func aPlainFilenameIsPercentDecoded() throws {
+        let options = try ImageServerPath(parsing: "/insecure/fn:my%20photo/plain/http%3A%2F%2Fx%2Fa.png").options
+        #expect(options.filename == "my photo")
+    }
+
+    @Test func presetsThatSetSecurityOptionsAreNamed() throws {
+        let presets = try ImageServerPresets(["small": "mrd:100", "thumb": "rs:fit:50:50", "nested": "pr:small"])
+        #expect(presets.namesSettingSecurityOptions == ["nested", "small"])
+    }
+}
