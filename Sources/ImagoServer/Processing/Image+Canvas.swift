@@ -25,12 +25,10 @@ extension Image {
         default: [UInt8](repeating: 0, count: bpp)
         }
         let rowStride = width * bpp
-        var pixels = [UInt8](repeating: 0, count: rowStride * height)
-        if fill.contains(where: { $0 != 0 }) {
-            for index in stride(from: 0, to: pixels.count, by: bpp) {
-                for channel in 0..<bpp { pixels[index + channel] = fill[channel] }
-            }
-        }
+        // One row of the fill, repeated (zeros need no pass of their own).
+        var pixels = fill.allSatisfy { $0 == 0 }
+            ? [UInt8](repeating: 0, count: rowStride * height)
+            : Array(repeatElement(Array(repeatElement(fill, count: width).joined()), count: height).joined())
         // The rows and columns of the image that land on the canvas.
         let firstColumn = max(0, -x), lastColumn = min(source.width, width - x)
         let firstRow = max(0, -y), lastRow = min(source.height, height - y)

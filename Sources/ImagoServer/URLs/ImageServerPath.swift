@@ -370,18 +370,11 @@ public struct ImageServerPath: Sendable, Hashable {
         case "format_quality", "fq":
             guard arguments.count % 2 == 0 else { throw bad("format_quality takes FORMAT:QUALITY pairs") }
             for pair in stride(from: 0, to: arguments.count, by: 2) {
-                let format = try format(named: arguments[pair])
-                guard let quality = Int(arguments[pair + 1]), (0...100).contains(quality) else {
-                    throw bad("quality must be a whole number from 0 to 100, not \"\(arguments[pair + 1].prefix(20))\"")
-                }
-                options.formatQuality[format] = quality == 0 ? nil : quality
+                options.formatQuality[try format(named: arguments[pair])] = try quality(arguments[pair + 1])
             }
         case "sharpen", "sh":
             try expectCount(1...1)
-            guard let sigma = Double(arguments[0]), sigma.isFinite, (0...maximumBlur).contains(sigma) else {
-                throw bad("sharpen must be a number from 0 to \(Int(maximumBlur)), not \"\(arguments[0].prefix(20))\"")
-            }
-            options.sharpen = sigma == 0 ? nil : sigma
+            options.sharpen = try sigma(arguments[0], "sharpen")
         case "pixelate", "pix":
             try expectCount(1...1)
             let size = try side(arguments[0], "pixelate")
@@ -427,19 +420,13 @@ public struct ImageServerPath: Sendable, Hashable {
             }
         case "quality", "q":
             try expectCount(1...1)
-            guard let quality = Int(arguments[0]), (0...100).contains(quality) else {
-                throw bad("quality must be a whole number from 0 to 100, not \"\(arguments[0].prefix(20))\"")
-            }
-            options.quality = quality == 0 ? nil : quality
+            options.quality = try quality(arguments[0])
         case "format", "f", "ext":
             try expectCount(1...1)
             options.format = try format(named: arguments[0])
         case "blur", "bl":
             try expectCount(1...1)
-            guard let sigma = Double(arguments[0]), sigma.isFinite, (0...maximumBlur).contains(sigma) else {
-                throw bad("blur must be a number from 0 to \(Int(maximumBlur)), not \"\(arguments[0].prefix(20))\"")
-            }
-            options.blur = sigma == 0 ? nil : sigma
+            options.blur = try sigma(arguments[0], "blur")
         default:
             throw bad("unknown option \"\(name.prefix(40))\"")
         }
@@ -519,6 +506,22 @@ public struct ImageServerPath: Sendable, Hashable {
         default:
             throw bad("background takes a hex colour or R:G:B, not \(arguments.count) arguments")
         }
+    }
+
+    /// A quality from 0 to 100; 0 (the server's default) is `nil`.
+    private static func quality(_ text: Substring) throws(ImageServerError) -> Int? {
+        guard let quality = Int(text), (0...100).contains(quality) else {
+            throw bad("quality must be a whole number from 0 to 100, not \"\(text.prefix(20))\"")
+        }
+        return quality == 0 ? nil : quality
+    }
+
+    /// A blur or sharpen sigma from 0 to ``maximumBlur``; 0 (none) is `nil`.
+    private static func sigma(_ text: Substring, _ name: String) throws(ImageServerError) -> Double? {
+        guard let sigma = Double(text), sigma.isFinite, (0...maximumBlur).contains(sigma) else {
+            throw bad("\(name) must be a number from 0 to \(Int(maximumBlur)), not \"\(text.prefix(20))\"")
+        }
+        return sigma == 0 ? nil : sigma
     }
 
     /// A number above zero (zoom, dpr).
