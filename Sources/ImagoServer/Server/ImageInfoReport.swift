@@ -42,6 +42,25 @@ struct ImageInfoReport: Encodable, Sendable {
         case loopCount = "loop_count", colorProfile = "color_profile", averageColor = "average_color", dominantColor = "dominant_color"
     }
 
+    /// Every key is written, `color_profile` as `null` for sRGB, so clients see one shape.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(width, forKey: .width)
+        try container.encode(height, forKey: .height)
+        try container.encode(orientation, forKey: .orientation)
+        try container.encode(frames, forKey: .frames)
+        try container.encode(durations, forKey: .durations)
+        try container.encode(loopCount, forKey: .loopCount)
+        try container.encode(colorProfile, forKey: .colorProfile)
+        try container.encode(alpha, forKey: .alpha)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(averageColor, forKey: .averageColor)
+        try container.encode(dominantColor, forKey: .dominantColor)
+        try container.encode(blurhash, forKey: .blurhash)
+        try container.encode(thumbhash, forKey: .thumbhash)
+    }
+
     /// Describes the encoded image `data`.
     ///
     /// - Throws: `ImageDecodingError` when it cannot be read.
