@@ -92,16 +92,16 @@ import Testing
 
     @Test func aFullQueueIs503WithRetryAfter() async throws {
         // A source that never ends holds the only place until the loader's
-        // total timeout (6 s: the refused and the joining request must both
+        // total timeout (15 s: the refused and the joining request must both
         // arrive before it, even on a loaded machine running the suite in
-        // parallel under a sanitizer).
+        // parallel under the thread sanitizer, where 6 s was once too short).
         let origin = try await Fixture.origin([
             "/endless.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: Fixture.jpeg)
                 .delivered(.endlessChunks(chunkSize: 256, interval: .milliseconds(50))),
         ])
         var loader = AsyncHTTPClientDataLoader.Configuration()
         loader.followsRedirects = false
-        loader.totalTimeout = 6
+        loader.totalTimeout = 15
         let transport = AsyncHTTPClientDataLoader(configuration: loader)
         let configuration = Fixture.configuration {
             $0.workers = 1
