@@ -10,20 +10,20 @@ import FoundationNetworking
 /// The one implementation of those checks: ``ResponseHandler``, the
 /// pipeline's data stage and ``NetworkClient/image(for:options:progress:)``
 /// all check responses through it.
-struct CheckedResponse: Sendable {
+package struct CheckedResponse: Sendable {
     /// The requested URL, or the response's when none was given.
     let url: URL?
     /// The HTTP status, when the response had one.
     let statusCode: Int?
     /// The `Content-Type`, as the server sent it.
-    let contentType: String?
+    package let contentType: String?
 
     /// Checks `response`, stopping at the first failure.
     ///
     /// - Parameter url: The requested URL; its scheme says whether an HTTP
     ///   response is required. `nil` uses the response's URL.
     /// - Throws: ``ResponseError`` with the failing check's code.
-    init(_ response: URLResponse, for url: URL?, accepting acceptedContentTypes: AcceptedContentTypes) throws(ResponseError) {
+    package init(_ response: URLResponse, for url: URL?, accepting acceptedContentTypes: AcceptedContentTypes) throws(ResponseError) {
         let url = url ?? response.url
         let http = response as? HTTPURLResponse
         let contentType = http.map { $0.value(forHTTPHeaderField: "Content-Type") } ?? response.mimeType

@@ -74,11 +74,20 @@ public struct ImageServer<Context: RequestContext>: Sendable {
             "ms": "\(String(format: "%.1f", elapsed))",
             "outcome": "\(reply.outcome)",
         ])
-        return Response(
-            status: HTTPResponse.Status(code: reply.status),
-            headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body))
-        )
+        let body: ResponseBody
+        if let stream = reply.stream {
+            let first = reply.body
+            body = ResponseBody { writer in
+                // The lease is held until the body is sent or dropped.
+                withExtendedLifetime(stream.lease) {}
+                if !first.isEmpty { try await writer.write(ByteBuffer(bytes: first)) }
+                for try await chunk in stream.rest { try await writer.write(ByteBuffer(bytes: chunk)) }
+                try await writer.finish(nil)
+            }
+        } else {
+            body = ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body))
+        }
+        return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: body)
     }
 
     private static func joined(_ values: [String]) -> String? {

@@ -17,6 +17,8 @@ struct ImageServerReply: Sendable {
     var body: Data
     /// How it was answered, for the request log: `hit`, `miss`, `joined`, or the error code.
     var outcome: String
+    /// What follows ``body`` when the answer is streamed (a `raw` path).
+    var stream: StreamedBody? = nil
 }
 
 /// What identifies one rendered output: the source and the options, with
@@ -25,6 +27,10 @@ struct ImageServerReply: Sendable {
 struct RenderIdentity: Hashable, Sendable {
     let source: URL
     let options: ProcessingOptions
+    /// The format the path itself names, when that matters beside the
+    /// negotiated one (`skip_processing` skips only when the path names
+    /// none or the source's); `nil` otherwise.
+    var requestedFormat: ProcessingOptions.OutputFormat? = nil
 
     /// What the output cache counts for the key beside the output's bytes.
     var cost: Int { source.absoluteString.utf8.count + 64 }
@@ -47,6 +53,8 @@ final class ImageServerEngine: Sendable {
     private let loader: GuardedDataLoader
     private let outputs: LRUStore<RenderIdentity, RenderedImage>
     private let metrics: ServerMetrics
+    /// How many `raw` sources are being streamed; at most as many as downloads.
+    private let streams = Locked(0)
 
     init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
@@ -105,15 +113,17 @@ final class ImageServerEngine: Sendable {
         try configuration.sourcePolicy.check(parsed.source)
         let maximumAge = maximumAge(expiring: parsed.options.expires)
         if parsed.isInfo { return try await describe(parsed.source, maximumAge: maximumAge, ifNoneMatch: ifNoneMatch) }
+        let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
+                                             attachment: parsed.options.returnsAttachment)
+        if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, maximumAge: maximumAge) }
         let choice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
         var chosen = parsed.options
         chosen.format = choice.format
         // What only shapes the headers is not part of the render's identity.
         (chosen.filename, chosen.returnsAttachment, chosen.expires) = (nil, false, nil)
         let options = chosen
-        let key = RenderIdentity(source: parsed.source, options: options)
-        let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
-                                             attachment: parsed.options.returnsAttachment)
+        let key = RenderIdentity(source: parsed.source, options: options,
+                                 requestedFormat: options.skipProcessingFormats.isEmpty ? nil : parsed.options.format)
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
@@ -142,6 +152,61 @@ final class ImageServerEngine: Sendable {
         }.value
         return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
                        ifNoneMatch: ifNoneMatch, outcome: outcome)
+    }
+
+    /// Answers a `raw` path: the source's bytes streamed through unchanged
+    /// as they arrive, through the guarded loader (the source policy on
+    /// every redirect, the size limit), with no decode and no content
+    /// check. The status comes from the source's headers and first chunk:
+    /// a failure before them is answered as for images; a failure later
+    /// (the size limit crossed) cuts the body short. The source's
+    /// `Content-Type` is passed on only when it names an image, and the
+    /// answer forbids sniffing and scripts, so a source cannot put a page
+    /// on the server's origin.
+    private func streamed(_ source: URL, disposition: ContentDisposition, maximumAge: Int) async throws(ImageServerError) -> ImageServerReply {
+        guard let lease = StreamLease(count: streams, limit: max(1, configuration.maximumConcurrentDownloads)) else {
+            throw ImageServerError(.saturated, "the server is busy; retry in a moment")
+        }
+        do {
+            let loaded = try await loader.load(URLRequest(url: source))
+            guard let response = loaded.response else {
+                throw ImageServerError(.sourceFailed, "the source sent no response")
+            }
+            let checked = try CheckedResponse(response, for: source, accepting: .anything)
+            var chunks = loaded.body.makeAsyncIterator()
+            let first = try await chunks.next() ?? Data()
+            let type = checked.contentType.flatMap(Self.imageType(_:))
+            let headers: [(name: String, value: String)] = [
+                ("Cache-Control", "public, max-age=\(maximumAge)"),
+                ("Content-Type", type ?? "application/octet-stream"),
+                ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+            ]
+            return ImageServerReply(status: 200, headers: headers, body: first, outcome: "raw",
+                                    stream: StreamedBody(rest: loaded.body, lease: lease))
+        } catch {
+            let failure = ImageServerError(answering: error)
+            metrics.failed(failure)
+            throw failure
+        }
+    }
+
+    /// `image/SUBTYPE` from a `Content-Type` (parameters dropped, lower-cased), or `nil` for anything else.
+    static func imageType(_ contentType: String) -> String? {
+        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard type.hasPrefix("image/"), type.count > 6, type.count <= 64,
+              type.dropFirst(6).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return type
+    }
+
+    /// The file extension for an image type: `jpg` for JPEG, `svg` for SVG, else the subtype.
+    static func fileExtension(forImageType type: String) -> String {
+        switch type {
+        case "image/jpeg", "image/pjpeg": "jpg"
+        case "image/svg+xml": "svg"
+        default: String(type.dropFirst(6).prefix { $0.isLetter || $0.isNumber })
+        }
     }
 
     /// Answers `/info`: the source's description as JSON, worked out once
@@ -215,38 +280,101 @@ final class ImageServerEngine: Sendable {
         let maximumSide = configuration.maximumOutputSide
         let defaultQuality = configuration.defaultQuality
         do {
-            let response = try await pipeline.image(for: ImageRequest(url: source, thumbnail: decodeHint(for: options)))
-            let loaded = DispatchTime.now().uptimeNanoseconds
+            let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
+            let loaded: ImageResponse
+            if options.skipProcessingFormats.isEmpty {
+                loaded = try await pipeline.image(for: request)
+            } else {
+                switch try await sourceOrSkipped(request, options: options, requestedFormat: key.requestedFormat, job: job) {
+                case .decoded(let response): loaded = response
+                case .skipped(let rendered): return kept(rendered, for: key)
+                }
+            }
+            let started = DispatchTime.now().uptimeNanoseconds
             let (data, format) = try await job.withSlot {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                    let processed = options.apply(to: response.image, maximumSide: maximumSide)
+                    let processed = options.apply(to: loaded.image, maximumSide: maximumSide)
                     // `options.format` is set unless the output follows the source.
                     let format = options.format ?? ProcessingOptions.format(
-                        following: response.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
+                        following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
                     )
                     let image = options.flattened(processed, for: format)
                     return (try options.encoded(image, as: format, defaultQuality: defaultQuality), format)
                 }
             }
             let finished = DispatchTime.now().uptimeNanoseconds
-            let rendered = RenderedImage(
+            return kept(RenderedImage(
                 data: data,
-                format: format,
+                format: format.imageFormat,
                 etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
-                sourceLayer: response.source.rawValue,
-                sourceByteCount: response.byteCount,
-                sourceMetrics: response.metrics,
-                renderingTime: Double(finished - loaded) / 1e9
-            )
-            metrics.rendered(rendered)
-            outputs.insert(rendered, for: key, cost: rendered.data.count + key.cost)
-            return rendered
+                sourceLayer: loaded.source.rawValue,
+                sourceByteCount: loaded.byteCount,
+                sourceMetrics: loaded.metrics,
+                renderingTime: Double(finished - started) / 1e9
+            ), for: key)
         } catch {
             let failure = ImageServerError(answering: error)
             metrics.failed(failure)
             throw failure
         }
+    }
+
+    /// Counts `rendered` and keeps it for the requests that come after.
+    private func kept(_ rendered: RenderedImage, for key: RenderIdentity) -> RenderedImage {
+        metrics.rendered(rendered)
+        outputs.insert(rendered, for: key, cost: rendered.data.count + key.cost)
+        return rendered
+    }
+
+    /// What a path with `skip_processing` gets from its source.
+    private enum SkippedOrDecoded {
+        /// The source's bytes, to be delivered as they are.
+        case skipped(RenderedImage)
+        /// The decoded source, to be processed as usual.
+        case decoded(ImageResponse)
+    }
+
+    /// The source's bytes as they are, when their format is one `options`
+    /// skips and the path names no other format (as imgproxy: the format
+    /// the client negotiates does not count); else the decoded source.
+    /// Skipped bytes are still checked: their header must open and stay
+    /// within the pixel and frame limits.
+    private func sourceOrSkipped(
+        _ request: ImageRequest, options: ProcessingOptions, requestedFormat: ProcessingOptions.OutputFormat?,
+        job: SharedJob<RenderedImage>
+    ) async throws -> SkippedOrDecoded {
+        let bytes = try await pipeline.sourceBytes(for: request)
+        let sourceFormat = ImageFormat(sniffing: bytes.data)
+        let pipeline = self.pipeline
+        let workQueue = pipeline.configuration.workQueue
+        let metrics = ImageTaskMetrics(loadingDuration: bytes.duration, byteCount: bytes.data.count)
+        if let sourceFormat, options.skipProcessingFormats.contains(sourceFormat),
+           requestedFormat == nil || requestedFormat?.imageFormat == sourceFormat {
+            let limits = pipeline.configuration.decodingOptions
+            try await job.withSlot {
+                try await workQueue.perform {
+                    let info = try ImageDecoders.info(for: bytes.data)
+                    guard info.frameCount <= limits.maximumFrameCount,
+                          info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= limits.maximumPixelCount
+                    else {
+                        throw ImageServerError(.sourceTooLarge, "the source is too large: \(info.width)x\(info.height), \(info.frameCount) frames")
+                    }
+                }
+            }
+            return .skipped(RenderedImage(
+                data: bytes.data, format: sourceFormat, etag: "\"" + SHA256.hash(data: bytes.data).lowercaseHex + "\"",
+                sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count, sourceMetrics: metrics, renderingTime: 0
+            ))
+        }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let image = try await job.withSlot {
+            try await workQueue.perform { try pipeline.decode(bytes.data, for: request) }
+        }
+        var decodedMetrics = metrics
+        decodedMetrics.decodingDuration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return .decoded(ImageResponse(image: image, request: request, source: bytes.source, format: sourceFormat,
+                                      byteCount: bytes.data.count, metrics: decodedMetrics))
     }
 
     /// A size to decode to, so the decoder's own scaling (JPEG's DCT

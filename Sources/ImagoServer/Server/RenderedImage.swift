@@ -7,7 +7,7 @@ struct RenderedImage: Sendable {
     /// The encoded bytes.
     var data: Data
     /// Their format.
-    var format: ProcessingOptions.OutputFormat
+    var format: ImageFormat
     /// The strong entity tag, quoted.
     var etag: String
     /// Where the source came from (`memory`, `disk`, `network`).

@@ -1,5 +1,6 @@
 #if Server
 import Foundation
+import Imago
 
 /// An image-server path in the format imgproxy made common:
 ///
@@ -136,7 +137,8 @@ public struct ImageServerPath: Sendable, Hashable {
         guard let source = URL(string: sourceText), source.scheme != nil else {
             throw Self.bad("the source is not an absolute URL: \(sourceText.prefix(200))")
         }
-        if let extensionFormat { options.format = extensionFormat }
+        // A raw path is not converted: its extension names no output format (as imgproxy).
+        if let extensionFormat, !options.isRaw { options.format = extensionFormat }
         self.options = options
         self.source = source
         if infoFirst { isInfo = true }
@@ -187,6 +189,10 @@ public struct ImageServerPath: Sendable, Hashable {
         if let time = options.expires { parts.append("exp:\(time)") }
         if let name = options.filename { parts.append("fn:" + SigningKey.base64URL(Data(name.utf8)) + ":1") }
         if options.returnsAttachment { parts.append("att:1") }
+        if !options.skipProcessingFormats.isEmpty {
+            parts.append("skp:" + options.skipProcessingFormats.map(\.rawValue).sorted().joined(separator: ":"))
+        }
+        if options.isRaw { parts.append("raw:1") }
         if let quality = options.quality { parts.append("q:\(quality)") }
         if let blur = options.blur { parts.append("bl:\(Self.number(blur))") }
         switch encoding {
@@ -212,6 +218,11 @@ public struct ImageServerPath: Sendable, Hashable {
     }
 
     // MARK: Reading
+
+    /// Formats imgproxy names in `skip_processing` that Imago does not
+    /// read: accepted, so that imgproxy's paths parse, and never matched
+    /// (such a source is refused as not an image).
+    static let unreadableSourceFormats: Set<String> = ["svg", "bmp", "ico", "tiff", "tif", "pdf", "mp4"]
 
     private static func bad(_ message: String) -> ImageServerError {
         ImageServerError(.badOptions, message)
@@ -408,6 +419,19 @@ public struct ImageServerPath: Sendable, Hashable {
         case "return_attachment", "att":
             try expectCount(1...1)
             options.returnsAttachment = try boolean(arguments[0], "return_attachment")
+        case "skip_processing", "skp":
+            guard !arguments.isEmpty else { throw bad("skip_processing takes one or more formats") }
+            for text in arguments {
+                let name = text.lowercased()
+                if let format = ImageFormat(rawValue: ["jpg": "jpeg", "heif": "heic"][name] ?? name) {
+                    options.skipProcessingFormats.insert(format)
+                } else if !Self.unreadableSourceFormats.contains(name) {
+                    throw bad("unknown format \"\(text.prefix(20))\" in skip_processing")
+                }
+            }
+        case "raw":
+            try expectCount(1...1)
+            options.isRaw = try boolean(arguments[0], "raw")
         case "strip_metadata", "sm", "strip_color_profile", "scp", "keep_copyright", "kcr":
             // Output never carries the source's metadata or profile (pixels
             // are converted to sRGB as they are decoded): the values that

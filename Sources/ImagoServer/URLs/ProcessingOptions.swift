@@ -1,4 +1,5 @@
 #if Server
+import Imago
 /// What the server does to a source image: the options of an imgproxy-style
 /// path (``ImageServerPath``), with imgproxy's defaults.
 ///
@@ -278,6 +279,17 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var filename: String?
     /// Whether `Content-Disposition` says `attachment` (download) rather than `inline`.
     public var returnsAttachment: Bool = false
+    /// Source formats delivered as they are, not decoded or processed
+    /// (`skip_processing`), when the path names no output format or names
+    /// the source's own. The bytes are still checked: the source policy,
+    /// the size limit, and the pixel limit read from the header.
+    public var skipProcessingFormats: Set<ImageFormat> = []
+    /// Whether the source is streamed through unchanged (`raw`): no
+    /// decoding, no processing, no format check; still under the source
+    /// policy and the size limit. The other options are ignored, except
+    /// those that only shape the headers (`filename`, `return_attachment`,
+    /// `expires`, `cachebuster`).
+    public var isRaw: Bool = false
 
     /// Options that leave the image as it is.
     public init() {}

@@ -26,7 +26,7 @@ struct Serve: AsyncParsableCommand {
         rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate (1 only), \
         mrd/max_result_dimension (with --allow-security-options), bl/blur, sh/sharpen, pix/pixelate, q/quality, \
         fq/format_quality, mb/max_bytes, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
-        att/return_attachment; \
+        att/return_attachment, skp/skip_processing (formats sent as they are), raw (the source streamed unchanged); \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
         Without a format in the URL (or AVIF or WebP from --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \

@@ -1,0 +1,32 @@
+import Foundation
+
+extension ImagePipeline {
+    /// The bytes of `request`'s source, through the data stage (the disk
+    /// cache, then the loader, with the response checks), shared with
+    /// identical loads in flight; no decode.
+    ///
+    /// For a caller that looks at the bytes before it decides to decode
+    /// (the image server's `skip_processing`), then decodes them with
+    /// ``decode(_:for:)``.
+    ///
+    /// - Throws: ``ImagePipelineError``, as ``image(for:)`` does before decoding.
+    package func sourceBytes(for request: ImageRequest) async throws -> (data: Data, source: ImageResponse.Source, duration: TimeInterval) {
+        guard let identified = identify(request) else { throw ImagePipelineError(.invalidRequest, url: nil) }
+        let fetched = try await dataStage.data(for: identified, subscription: JobSubscription(priority: request.priority))
+        return (fetched.data, fetched.source, fetched.duration)
+    }
+
+    /// Decodes bytes as the decode stage does for `request`: the
+    /// configured decoder and limits, and the request's thumbnail.
+    ///
+    /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/decodingFailed``).
+    package func decode(_ data: Data, for request: ImageRequest) throws -> Image {
+        var options = configuration.decodingOptions
+        options.thumbnail = request.thumbnail
+        do {
+            return try DecodeStage.decode(data, with: configuration.decoder, options: options)
+        } catch {
+            throw ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
+        }
+    }
+}
