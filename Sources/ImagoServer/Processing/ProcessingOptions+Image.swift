@@ -7,11 +7,18 @@ extension ProcessingOptions {
     /// The image the options ask for, in imgproxy's order: trimmed, turned
     /// and mirrored, cut by ``crop``, resampled once and cut to the box as
     /// ``ResizePlan`` says (a `smart` crop keeps the most detailed part),
-    /// blurred, extended and padded. Animated sources give their first
+    /// blurred, extended, padded and watermarked. Animated sources give their first
     /// frame. Transparent pixels stay transparent unless ``background`` is
     /// set: ``flattened(_:for:)`` then, or for a format without alpha,
     /// composites them.
-    public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide) -> Image {
+    ///
+    /// - Parameters:
+    ///   - watermark: The server's watermark image, drawn as ``watermark``
+    ///     says, last (over the padding too); `nil` (no watermark configured)
+    ///     draws nothing, as imgproxy does.
+    ///   - watermarkOpacity: What ``Watermark/opacity`` is multiplied by.
+    public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide,
+                      watermark: Image? = nil, watermarkOpacity: Double = 1) -> Image {
         var image = source.isAnimated
             ? Image(width: source.width, height: source.height, pixelFormat: source.pixelFormat, bytesPerRow: source.bytesPerRow, pixels: source.pixels)
             : source
@@ -70,6 +77,10 @@ extension ProcessingOptions {
         if !plan.padding.isZero {
             image = image.placed(onWidth: plan.resultWidth, height: plan.resultHeight,
                                  x: plan.padding.left, y: plan.padding.top, background: background)
+        }
+        if let placement = self.watermark, let watermark {
+            image = image.watermarked(with: watermark, placement: placement,
+                                      opacity: min(1, placement.opacity * watermarkOpacity), dpr: plan.effectiveDPR)
         }
         return image
     }

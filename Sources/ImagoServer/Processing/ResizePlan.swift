@@ -282,7 +282,7 @@ public struct ResizePlan: Sendable, Hashable {
     static let saturation = 1 << 40
 
     /// `value` times `factor`, rounded half to even (for offsets and padding).
-    private static func scaledToEven(_ value: Double, _ factor: Double) -> Int {
+    static func scaledToEven(_ value: Double, _ factor: Double) -> Int {
         saturated((value * factor).rounded(.toNearestOrEven))
     }
 
@@ -298,12 +298,13 @@ public struct ResizePlan: Sendable, Hashable {
     }
 
     /// The top-left corner of an inner rectangle placed at a gravity in an
-    /// outer one, kept inside it (at 0 when it does not fit): imgproxy's
+    /// outer one, kept inside it (at 0 when it does not fit) unless
+    /// `allowsOverflow` (a watermark may hang over the edges): imgproxy's
     /// placement (offsets and focus points rounded half to even), centred
     /// as the library centres.
     static func position(
         outerWidth: Int, outerHeight: Int, innerWidth: Int, innerHeight: Int,
-        gravity: ProcessingOptions.Gravity, offset: ProcessingOptions.Offset, dpr: Double
+        gravity: ProcessingOptions.Gravity, offset: ProcessingOptions.Offset, dpr: Double, allowsOverflow: Bool = false
     ) -> (x: Int, y: Int) {
         var left: Int, top: Int
         if gravity == .focusPoint {
@@ -333,6 +334,7 @@ public struct ResizePlan: Sendable, Hashable {
             default: break
             }
         }
+        guard !allowsOverflow else { return (left, top) }
         left = max(0, min(left, outerWidth - innerWidth))
         top = max(0, min(top, outerHeight - innerHeight))
         return (left, top)

@@ -53,6 +53,14 @@ public struct ImageServerConfiguration: Sendable {
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
+    /// The image `watermark` draws, decoded once (colour-managed to sRGB
+    /// by the decoder), for example `try ImageDecoders.all.decode(data)`;
+    /// `nil` (the default): paths that ask for a watermark get none, as
+    /// with imgproxy when no watermark is configured.
+    public var watermark: Image?
+    /// What every path's watermark opacity is multiplied by (imgproxy's
+    /// `IMGPROXY_WATERMARK_OPACITY`), from 0 to 1. Default: 1.
+    public var watermarkOpacity: Double
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -82,6 +90,8 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none
+        self.watermark = nil
+        self.watermarkOpacity = 1
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.dataCache = nil
         self.transport = nil

@@ -279,6 +279,7 @@ final class ImageServerEngine: Sendable {
     ) async throws(ImageServerError) -> RenderedImage {
         let maximumSide = configuration.maximumOutputSide
         let defaultQuality = configuration.defaultQuality
+        let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
         do {
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
@@ -294,7 +295,8 @@ final class ImageServerEngine: Sendable {
             let started = DispatchTime.now().uptimeNanoseconds
             let (data, format) = try await job.withSlot {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                    let processed = options.apply(to: loaded.image, maximumSide: maximumSide)
+                    let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
+                                                  watermark: watermark, watermarkOpacity: watermarkOpacity)
                     // `options.format` is set unless the output follows the source.
                     let format = options.format ?? ProcessingOptions.format(
                         following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil

@@ -42,6 +42,9 @@ public struct ImageServerPath: Sendable, Hashable {
 
     /// The largest width or height a path may ask for.
     public static let maximumOutputSide = 8192
+    /// The largest watermark scale a path may ask for (the watermark at
+    /// most this many times the result's size).
+    public static let maximumWatermarkScale = 10.0
     /// The largest blur sigma a path may ask for.
     public static let maximumBlur = 100.0
 
@@ -189,6 +192,10 @@ public struct ImageServerPath: Sendable, Hashable {
         if let time = options.expires { parts.append("exp:\(time)") }
         if let name = options.filename { parts.append("fn:" + SigningKey.base64URL(Data(name.utf8)) + ":1") }
         if options.returnsAttachment { parts.append("att:1") }
+        if let mark = options.watermark {
+            let position = mark.tiles ? "re" : mark.gravity.rawValue
+            parts.append("wm:\(number(mark.opacity)):\(position):\(number(mark.offset.x)):\(number(mark.offset.y)):\(number(mark.scale))")
+        }
         if !options.skipProcessingFormats.isEmpty {
             parts.append("skp:" + options.skipProcessingFormats.map(\.rawValue).sorted().joined(separator: ":"))
         }
@@ -419,6 +426,38 @@ public struct ImageServerPath: Sendable, Hashable {
         case "return_attachment", "att":
             try expectCount(1...1)
             options.returnsAttachment = try boolean(arguments[0], "return_attachment")
+        case "watermark", "wm":
+            // imgproxy's paid edition takes two more arguments; they are ignored, as there.
+            try expectCount(1...7)
+            guard let opacity = Double(arguments[0]), opacity.isFinite, (0...1).contains(opacity) else {
+                throw bad("watermark's opacity must be a number from 0 to 1, not \"\(arguments[0].prefix(20))\"")
+            }
+            var watermark = options.watermark ?? ProcessingOptions.Watermark(opacity: opacity)
+            watermark.opacity = opacity
+            if let position = argument(1) {
+                if position == "re" {
+                    watermark.tiles = true
+                } else {
+                    guard let gravity = ProcessingOptions.Gravity(rawValue: String(position)), gravity != .smart, gravity != .focusPoint else {
+                        throw bad("unknown watermark position \"\(position.prefix(20))\" (ce, no, so, ea, we, noea, nowe, soea, sowe or re)")
+                    }
+                    (watermark.gravity, watermark.tiles) = (gravity, false)
+                }
+            }
+            for (index, name) in [(2, "X offset"), (3, "Y offset")] {
+                guard let text = argument(index) else { continue }
+                guard let value = Double(text), value.isFinite, abs(value) <= Double(maximumOutputSide) else {
+                    throw bad("watermark's \(name) must be a number, not \"\(text.prefix(20))\"")
+                }
+                if index == 2 { watermark.offset.x = value } else { watermark.offset.y = value }
+            }
+            if let text = argument(4) {
+                guard let scale = Double(text), scale.isFinite, (0...Self.maximumWatermarkScale).contains(scale) else {
+                    throw bad("watermark's scale must be a number from 0 to \(Int(Self.maximumWatermarkScale)), not \"\(text.prefix(20))\"")
+                }
+                watermark.scale = scale
+            }
+            options.watermark = opacity > 0 ? watermark : nil
         case "skip_processing", "skp":
             guard !arguments.isEmpty else { throw bad("skip_processing takes one or more formats") }
             for text in arguments {

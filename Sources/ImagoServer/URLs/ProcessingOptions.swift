@@ -176,6 +176,35 @@ public struct ProcessingOptions: Sendable, Hashable {
         }
     }
 
+    /// A watermark over the result (`watermark`): the server's watermark
+    /// image (``ImageServerConfiguration/watermark``), at a gravity or tiled.
+    public struct Watermark: Sendable, Hashable {
+        /// How opaque, from above 0 to 1; multiplied by the server's
+        /// ``ImageServerConfiguration/watermarkOpacity``.
+        public var opacity: Double
+        /// Where it goes: one of the nine compass gravities (`ce`, `no`,
+        /// ..., `sowe`); ignored when ``tiles`` is set.
+        public var gravity: Gravity
+        /// Whether it is repeated over the whole result (`re`), centred.
+        public var tiles: Bool
+        /// Offsets from the gravity's edge, or for tiles the space between
+        /// them: pixels (times the `dpr`) from 1 up, fractions of the
+        /// result's side below 1.
+        public var offset: Offset
+        /// Its size as a fraction of the result's (it is fitted into that
+        /// box, enlarged if need be); 0 keeps its own size.
+        public var scale: Double
+
+        /// Creates a watermark placement.
+        public init(opacity: Double, gravity: Gravity = .center, tiles: Bool = false, offset: Offset = .zero, scale: Double = 0) {
+            self.opacity = opacity
+            self.gravity = gravity
+            self.tiles = tiles
+            self.offset = offset
+            self.scale = scale
+        }
+    }
+
     /// The encoded formats the server produces.
     public enum OutputFormat: String, Sendable, Hashable, CaseIterable {
         /// JPEG (`jpg` and `jpeg` both name it).
@@ -284,6 +313,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// the source's own. The bytes are still checked: the source policy,
     /// the size limit, and the pixel limit read from the header.
     public var skipProcessingFormats: Set<ImageFormat> = []
+    /// The watermark to draw over the result; `nil` draws none.
+    public var watermark: Watermark?
     /// Whether the source is streamed through unchanged (`raw`): no
     /// decoding, no processing, no format check; still under the source
     /// policy and the size limit. The other options are ignored, except

@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import Hummingbird
 import Imago
+import ImagoCodecs
 import ImagoServer
 import Logging
 import Metrics
@@ -26,7 +27,7 @@ struct Serve: AsyncParsableCommand {
         rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate (1 only), \
         mrd/max_result_dimension (with --allow-security-options), bl/blur, sh/sharpen, pix/pixelate, q/quality, \
         fq/format_quality, mb/max_bytes, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
-        att/return_attachment, skp/skip_processing (formats sent as they are), raw (the source streamed unchanged); \
+        att/return_attachment, wm/watermark (OPACITY:POSITION:X:Y:SCALE, the image of --watermark-*), skp/skip_processing (formats sent as they are), raw (the source streamed unchanged); \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
         Without a format in the URL (or AVIF or WebP from --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
@@ -93,6 +94,18 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow security options in URLs (max_result_dimension), as imgproxy's IMGPROXY_ALLOW_SECURITY_OPTIONS.")
     var allowSecurityOptions = false
 
+    @Option(help: "The watermark image (wm:...) from this file, as imgproxy's IMGPROXY_WATERMARK_PATH.")
+    var watermarkPath: String?
+
+    @Option(help: "The watermark image from this URL, loaded once at start (IMGPROXY_WATERMARK_URL).")
+    var watermarkUrl: String?
+
+    @Option(help: "The watermark image as base64 (IMGPROXY_WATERMARK_DATA).")
+    var watermarkData: String?
+
+    @Option(help: "What every watermark's opacity is multiplied by, 0 to 1 (IMGPROXY_WATERMARK_OPACITY).")
+    var watermarkOpacity: Double = 1
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -102,6 +115,12 @@ struct Serve: AsyncParsableCommand {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
+        if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
+            throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
+        }
+        guard watermarkOpacity.isFinite, (0...1).contains(watermarkOpacity) else {
+            throw ValidationError("--watermark-opacity must be from 0 to 1.")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -156,6 +175,34 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// The watermark image from `--watermark-path`, `-url` or `-data`,
+    /// decoded once; the server does not start when it cannot be read.
+    func watermark() async throws -> Image? {
+        let bytes: Data
+        let origin: String
+        if let watermarkData {
+            guard let data = Data(base64Encoded: watermarkData, options: .ignoreUnknownCharacters) else {
+                throw ValidationError("--watermark-data is not base64.")
+            }
+            (bytes, origin) = (data, "--watermark-data")
+        } else if let source = watermarkPath ?? watermarkUrl {
+            let url = watermarkPath.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? SourceLoader.url(for: source)
+            origin = watermarkPath != nil ? "--watermark-path \(source)" : "--watermark-url \(source)"
+            do {
+                bytes = try await SourceLoader().bytes(of: url)
+            } catch {
+                throw ValidationError("\(origin) cannot be loaded: \(error)")
+            }
+        } else {
+            return nil
+        }
+        do {
+            return try ImageDecoders.all.decode(bytes)
+        } catch {
+            throw ValidationError("\(origin) is not an image Imago reads: \(error)")
+        }
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
@@ -183,6 +230,8 @@ struct Serve: AsyncParsableCommand {
         configuration.allowsSecurityOptions = allowSecurityOptions
         configuration.presets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
         configuration.logger = logger
+        configuration.watermark = try await watermark()
+        configuration.watermarkOpacity = watermarkOpacity
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory
             configuration.dataCache = DataCache(configuration: .init(directory: directory), logger: logger)

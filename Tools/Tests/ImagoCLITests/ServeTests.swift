@@ -147,6 +147,38 @@ import FoundationNetworking
         #expect(try Data(contentsOf: file) == Data("x".utf8))
     }
 
+    @Test func aWatermarkFromAFileURLOrBase64IsDrawn() async throws {
+        let red = Image(width: 10, height: 10, pixelFormat: .rgb8, pixels: Array(repeatElement([UInt8(255), 0, 0], count: 100).joined()))
+        let mark = try ImageEncoders.png().encode(red)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-mark-\(UUID().uuidString).png")
+        try mark.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let origin = try await LoopbackServer.start(routes: [
+            "/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg"), "/mark.png": .ok(mark, contentType: "image/png"),
+        ])
+        for flags in [["--watermark-path", file.path], ["--watermark-url", origin.url("/mark.png").absoluteString],
+                      ["--watermark-data", mark.base64EncodedString()]] {
+            let server = try Running(["--unsigned", "--allow-private-networks"] + flags)
+            let response = try await server.get(Self.imagePath("rs:fit:60:60/wm:1:nowe", origin.url("/photo.jpg")) + "@png")
+            #expect(response.status == 200)
+            let image = try ImageDecoders.all.decode(response.body)
+            #expect(image.pixel(x: 0, y: 0) == [255, 0, 0], "\(flags[0])")
+            #expect(image.pixel(x: 9, y: 9) == [255, 0, 0], "\(flags[0])")
+            #expect(image.pixel(x: 30, y: 20) != [255, 0, 0], "\(flags[0])")
+            #expect(server.stop() == 0)
+        }
+        // A watermark that cannot be read stops the start, with its flag named.
+        let missing = try Self.serveToExit(["--unsigned", "--port", "0", "--no-cache", "--watermark-path", file.path + ".missing"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("--watermark-path"))
+        let notImage = try Self.serveToExit(["--unsigned", "--port", "0", "--no-cache", "--watermark-data", "aGVsbG8="])
+        #expect(notImage.status != 0)
+        #expect(notImage.stderr.contains("--watermark-data"))
+        #expect(try Self.serveToExit(["--unsigned", "--watermark-opacity", "2"]).status == 2)
+        #expect(try Self.serveToExit(["--unsigned", "--watermark-path", "a", "--watermark-data", "b"]).status == 2)
+        try await origin.stop()
+    }
+
     @Test func aPortInUseExitsOne() async throws {
         let first = try Running(["--unsigned"])
         let second = try Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])
