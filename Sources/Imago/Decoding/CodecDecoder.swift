@@ -36,8 +36,11 @@ public struct CodecDecoder: ImageDecoding {
     /// every profile on the image.
     public let colorConversion: ColorConversionFunctions?
 
-    /// The table's `makeImage`, bound to the state its `open` produced.
-    typealias ImageStep = @Sendable (_ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
+    /// The table's `makeImage` and `frames`, bound to the state its `open` produced.
+    struct ImageStep: Sendable {
+        let image: @Sendable (_ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
+        let frames: (@Sendable (_ last: Int, _ options: ImageDecodingOptions, _ body: (Image) throws -> Bool) throws -> Void)?
+    }
 
     /// The table's `open`, returning the header with the image step bound to
     /// the typed state. This is the one place the table's `State` type is
@@ -56,8 +59,13 @@ public struct CodecDecoder: ImageDecoding {
         self.colorConversion = colorConversion
         openTable = { data, options in
             let opened = try functions.open(data, options)
-            let makeImage: ImageStep = { frameIndex, options in try functions.makeImage(opened, frameIndex, options) }
-            var erased = OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: makeImage,
+            let frames = functions.frames.map { frames in
+                { @Sendable (last: Int, options: ImageDecodingOptions, body: (Image) throws -> Bool) throws in
+                    try frames(opened, last, options, body)
+                }
+            }
+            let steps = ImageStep(image: { frameIndex, options in try functions.makeImage(opened, frameIndex, options) }, frames: frames)
+            var erased = OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: steps,
                                      colorProfile: opened.colorProfile)
             erased.orientation = opened.orientation
             return erased
@@ -74,10 +82,64 @@ public struct CodecDecoder: ImageDecoding {
         try check(opened, options: options)
         let image: Image
         do {
-            image = try opened.state(options.frameIndex, options)   // the table's makeImage, bound to its state
+            image = try opened.state.image(options.frameIndex, options)   // the table's makeImage, bound to its state
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
+        return finished(image, opened: opened, options: options)
+    }
+
+    /// Decodes the frames of `data` one at a time, in order, and hands each
+    /// to `body` as a one-frame image (composited, fitted to the thumbnail,
+    /// converted to sRGB as ``decode(_:options:)`` does, with its duration
+    /// and the animation's loop count) until `body` returns `false`: an
+    /// animation is processed and re-encoded holding one frame at a time
+    /// (and the codec's canvas), never all of them.
+    ///
+    /// The limits are checked first, with the pixels counted over the
+    /// frames that will be decoded: the first `maximumFrames` (all when
+    /// `nil`). ``ImageDecodingOptions/frameIndex`` is ignored. A still
+    /// image is one frame.
+    ///
+    /// - Throws: ``ImageDecodingError``, as ``decode(_:options:)``; what
+    ///   `body` throws, unchanged.
+    public func decodeFrames(_ data: Data, options: ImageDecodingOptions, maximumFrames: Int? = nil,
+                             _ body: (Image) throws -> Bool) throws {
+        let opened = try open(data, options: options)
+        var limits = options
+        let last = max(0, min(opened.frameCount, maximumFrames ?? opened.frameCount) - 1)
+        limits.frameIndex = opened.frameCount > 1 ? last : nil
+        try check(opened, options: limits)
+        limits.frameIndex = nil
+        guard opened.frameCount > 1 else {
+            _ = try body(decode(data, options: options.with(frameIndex: nil)))
+            return
+        }
+        guard let frames = opened.state.frames else {
+            // A table without a frame step: every frame at once.
+            try Self.handOver(decode(data, options: options.with(frameIndex: nil)), maximumFrames: last + 1, body)
+            return
+        }
+        // Errors of `body` pass through; the table's own become couldNotProduceImage.
+        struct Stopped: Error { let error: any Error }
+        do {
+            try frames(last, limits) { frame in
+                do {
+                    return try body(finished(frame, opened: opened, options: limits))
+                } catch {
+                    throw Stopped(error: error)
+                }
+            }
+        } catch let stopped as Stopped {
+            throw stopped.error
+        } catch {
+            throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
+        }
+    }
+
+    /// The table's image fitted to the thumbnail and colour-managed, as the
+    /// type's summary says.
+    private func finished(_ image: Image, opened: OpenedImage<ImageStep>, options: ImageDecodingOptions) -> Image {
         let fitted = options.thumbnail.map { fit(image, to: $0, opened: opened) } ?? image
         guard let profile = opened.colorProfile else { return fitted }
         if options.colorManagement == .convertToSRGB, let colorConversion {

@@ -32,13 +32,26 @@ public struct CodecFunctions<State: Sendable>: Sendable {
     /// and `frameIndex` is `nil` or in `0..<opened.frameCount`. The
     /// production tables rely on that and do not check those again.
     public var makeImage: @Sendable (_ opened: OpenedImage<State>, _ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
+    /// Decodes the frames of an opened animation one at a time, in order,
+    /// handing each to `body` as a one-frame image (the composited canvas,
+    /// with its duration and the animation's loop count) and stopping when
+    /// `body` returns `false` or after frame `last`; `nil` for a format
+    /// without animations, whose one image comes from ``makeImage``.
+    ///
+    /// The contract is `makeImage`'s: ``CodecDecoder`` calls it only once
+    /// the header passed its checks for frames `0...last`.
+    public var frames: (@Sendable (_ opened: OpenedImage<State>, _ last: Int, _ options: ImageDecodingOptions,
+                                   _ body: (Image) throws -> Bool) throws -> Void)?
 
-    /// Creates a table from its two functions.
+    /// Creates a table from its functions.
     public init(
         open: @escaping @Sendable (_ data: Data, _ options: ImageDecodingOptions) throws -> OpenedImage<State>,
-        makeImage: @escaping @Sendable (_ opened: OpenedImage<State>, _ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image
+        makeImage: @escaping @Sendable (_ opened: OpenedImage<State>, _ frameIndex: Int?, _ options: ImageDecodingOptions) throws -> Image,
+        frames: (@Sendable (_ opened: OpenedImage<State>, _ last: Int, _ options: ImageDecodingOptions,
+                            _ body: (Image) throws -> Bool) throws -> Void)? = nil
     ) {
         self.open = open
         self.makeImage = makeImage
+        self.frames = frames
     }
 }

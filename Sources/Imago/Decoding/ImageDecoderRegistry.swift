@@ -25,6 +25,15 @@ public struct ImageDecoderRegistry: ImageDecoding {
     ///   are not a known format or no decoder is registered for it; otherwise
     ///   whatever that decoder throws, unchanged.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        try decoder(for: data).decode(data, options: options)
+    }
+
+    /// Decodes frame by frame with the decoder registered for the sniffed format.
+    public func decodeFrames(_ data: Data, options: ImageDecodingOptions, maximumFrames: Int?, _ body: (Image) throws -> Bool) throws {
+        try decoder(for: data).decodeFrames(data, options: options, maximumFrames: maximumFrames, body)
+    }
+
+    private func decoder(for data: Data) throws -> any ImageDecoding {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImageDecodingError(
                 .unsupportedFormat,
@@ -34,6 +43,6 @@ public struct ImageDecoderRegistry: ImageDecoding {
         guard let decoder = decoders[format] else {
             throw ImageDecodingError(.unsupportedFormat, format: format, message: "no decoder is registered for \(format)")
         }
-        return try decoder.decode(data, options: options)
+        return decoder
     }
 }

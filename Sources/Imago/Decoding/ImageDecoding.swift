@@ -15,12 +15,44 @@ public protocol ImageDecoding: Sendable {
     /// - Throws: ``ImageDecodingError`` when the bytes are not a
     ///   decodable image or break a limit in `options`.
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
+
+    /// Decodes the frames of `data` one at a time, in order, handing each
+    /// to `body` as a one-frame image until it returns `false`; at most the
+    /// first `maximumFrames` (all when `nil`), with the pixel limit counted
+    /// over those. ``CodecDecoder`` holds one frame at a time; the default
+    /// implementation decodes them all first.
+    ///
+    /// - Throws: ``ImageDecodingError``, or what `body` throws.
+    func decodeFrames(_ data: Data, options: ImageDecodingOptions, maximumFrames: Int?, _ body: (Image) throws -> Bool) throws
 }
 
 extension ImageDecoding {
     /// Decodes `data` with the default options.
     public func decode(_ data: Data) throws -> Image {
         try decode(data, options: ImageDecodingOptions())
+    }
+
+    /// Decodes every frame at once with ``decode(_:options:)``, then hands
+    /// the first `maximumFrames` to `body` one by one.
+    public func decodeFrames(_ data: Data, options: ImageDecodingOptions, maximumFrames: Int?, _ body: (Image) throws -> Bool) throws {
+        try Self.handOver(decode(data, options: options.with(frameIndex: nil)), maximumFrames: maximumFrames, body)
+    }
+
+    /// Hands the first `maximumFrames` frames of `image` to `body`, one by one, as one-frame images.
+    static func handOver(_ image: Image, maximumFrames: Int?, _ body: (Image) throws -> Bool) rethrows {
+        for frame in image.frames.prefix(maximumFrames ?? image.frames.count) {
+            let one = image.derived(width: image.width, height: image.height, pixelFormat: image.pixelFormat, frames: [frame])
+            guard try body(one) else { return }
+        }
+    }
+}
+
+extension ImageDecodingOptions {
+    /// These options with another ``frameIndex``.
+    func with(frameIndex: Int?) -> ImageDecodingOptions {
+        var options = self
+        options.frameIndex = frameIndex
+        return options
     }
 }
 

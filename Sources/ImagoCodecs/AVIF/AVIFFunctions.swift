@@ -39,6 +39,9 @@ extension CodecFunctions where State == AVIFState {
             },
             makeImage: { opened, frameIndex, options in
                 try opened.state.decode(frameIndex: frameIndex, options: options)
+            },
+            frames: { opened, last, options, body in
+                try opened.state.forEachFrame(through: last, options: options, body)
             }
         )
     }
@@ -95,23 +98,44 @@ public struct AVIFState: Sendable {
 
     /// Decodes every frame, or the frames up to `frameIndex` keeping that one.
     func decode(frameIndex: Int?, options: ImageDecodingOptions) throws -> Image {
+        var frames: [ImageFrame] = []
+        try walk(through: frameIndex ?? frameCount - 1, options: options) { index, frame in
+            if frameIndex == nil || index == frameIndex { frames.append(try frame()) }
+            return true
+        }
+        return Image(width: width, height: height, pixelFormat: hasAlpha ? .rgba8 : .rgb8, frames: frames, loopCount: frameCount > 1 ? 0 : 1)
+    }
+
+    /// Decodes frames 0...`last` of a sequence and hands each to `body` as
+    /// a one-frame image until `body` returns `false`.
+    func forEachFrame(through last: Int, options: ImageDecodingOptions, _ body: (Image) throws -> Bool) throws {
+        try walk(through: last, options: options) { _, frame in
+            try body(Image(width: width, height: height, pixelFormat: hasAlpha ? .rgba8 : .rgb8, frames: [try frame()],
+                           loopCount: frameCount > 1 ? 0 : 1))
+        }
+    }
+
+    /// Steps libavif through frames 0...`last`, handing each index to
+    /// `emit` with a function that converts the frame to RGB(A), upright,
+    /// until `emit` returns `false`.
+    private func walk(through last: Int, options: ImageDecodingOptions,
+                      _ emit: (Int, () throws -> ImageFrame) throws -> Bool) throws {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
-        let last = frameIndex ?? frameCount - 1
-        return try Self.withDecoder(data, options: options) { decoder in
-            var frames: [ImageFrame] = []
+        try Self.withDecoder(data, options: options) { decoder in
             for index in 0...last {
                 try AVIFFailure.check(avifDecoderNextImage(decoder), .nextImage)
-                guard frameIndex == nil || index == last else { continue }
-                let image = decoder.pointee.image!
-                let stored = try Self.rgb(of: image, pixelFormat: pixelFormat)
-                let upright = transformed(stored)
-                guard upright.width == width, upright.height == height else {
-                    throw CodecError.libavif(.unexpectedImage(width: width, height: height))
+                let keepsGoing = try emit(index) {
+                    let image = decoder.pointee.image!
+                    let stored = try Self.rgb(of: image, pixelFormat: pixelFormat)
+                    let upright = transformed(stored)
+                    guard upright.width == width, upright.height == height else {
+                        throw CodecError.libavif(.unexpectedImage(width: width, height: height))
+                    }
+                    let duration: TimeInterval? = frameCount > 1 ? decoder.pointee.imageTiming.duration : nil
+                    return ImageFrame(pixels: upright.pixels, duration: duration)
                 }
-                let duration: TimeInterval? = frameCount > 1 ? decoder.pointee.imageTiming.duration : nil
-                frames.append(ImageFrame(pixels: upright.pixels, duration: duration))
+                guard keepsGoing else { return }
             }
-            return Image(width: width, height: height, pixelFormat: pixelFormat, frames: frames, loopCount: frameCount > 1 ? 0 : 1)
         }
     }
 

@@ -48,6 +48,9 @@ extension CodecFunctions where State == GIFState {
             },
             makeImage: { opened, frameIndex, options in
                 try opened.state.decode(frameIndex: frameIndex, thumbnail: options.thumbnail)
+            },
+            frames: { opened, last, options, body in
+                try opened.state.forEachFrame(through: last, thumbnail: options.thumbnail, body)
             }
         )
     }
@@ -99,18 +102,61 @@ public struct GIFState: Sendable {
     /// `thumbnail`, each frame kept is downscaled to its size as it is drawn.
     func decode(frameIndex: Int?, thumbnail: Thumbnail? = nil) throws -> Image {
         let last = frameIndex ?? frames.count - 1
+        var output: [ImageFrame] = []
+        output.reserveCapacity(frameIndex == nil ? frames.count : 1)
+        let size = try draw(through: last, thumbnail: thumbnail) { index, frame in
+            if frameIndex == nil || index == last { output.append(frame()) }
+            return true
+        }
+        guard output.count == (frameIndex == nil ? frames.count : 1) else {
+            throw CodecError.giflib(D_GIF_ERR_EOF_TOO_SOON, detail: "the file ended before frame \(last)")
+        }
+        return Image(width: size.width, height: size.height, pixelFormat: .rgba8, frames: output,
+                     loopCount: frames.count > 1 ? loopCount ?? 1 : 1)
+    }
+
+    /// Draws frames 0...`last` and hands each to `body` as a one-frame
+    /// image, until `body` returns `false`: one canvas in memory, however
+    /// many frames.
+    func forEachFrame(through last: Int, thumbnail: Thumbnail?, _ body: (Image) throws -> Bool) throws {
+        let loop = frames.count > 1 ? loopCount ?? 1 : 1
+        let size = outputSize(thumbnail)
+        var delivered = 0
+        var stopped = false
+        _ = try draw(through: last, thumbnail: thumbnail) { _, frame in
+            delivered += 1
+            stopped = try !body(Image(width: size.width, height: size.height, pixelFormat: .rgba8, frames: [frame()], loopCount: loop))
+            return !stopped
+        }
+        guard stopped || delivered == last + 1 else {
+            throw CodecError.giflib(D_GIF_ERR_EOF_TOO_SOON, detail: "the file ended before frame \(last)")
+        }
+    }
+
+    /// The size frames are drawn at: the canvas, or the thumbnail's size within it.
+    private func outputSize(_ thumbnail: Thumbnail?) -> (width: Int, height: Int) {
+        guard let thumbnail else { return (width, height) }
+        let scaled = thumbnail.scaledSize(width: width, height: height)
+        return (min(scaled.width, width), min(scaled.height, height))
+    }
+
+    /// Composites frames 0...`last` on one canvas and hands each, with its
+    /// index, to `emit` (as a function that copies it out, downscaled to
+    /// the thumbnail's size when there is one: frames that are not wanted
+    /// cost nothing more) until `emit` returns `false`.
+    ///
+    /// - Returns: The size of the frames handed over.
+    private func draw(through last: Int, thumbnail: Thumbnail?,
+                      _ emit: (Int, () -> ImageFrame) throws -> Bool) throws -> (width: Int, height: Int) {
         let isAnimated = frames.count > 1
+        let size = outputSize(thumbnail)
         let plan = thumbnail.flatMap { thumbnail -> ResamplingPlan? in
             // The size CodecDecoder would resize a full decode to.
-            let scaled = thumbnail.scaledSize(width: width, height: height)
-            let size = (width: min(scaled.width, width), height: min(scaled.height, height))
             guard size != (width, height) else { return nil }
             return ResamplingPlan(sourceWidth: width, sourceHeight: height, format: .rgba8, width: size.width, height: size.height,
                                   filter: thumbnail.filter, linearLight: thumbnail.linearLight)
         }
         var canvas = GIFCanvas(width: width, height: height)
-        var output: [ImageFrame] = []
-        output.reserveCapacity(frameIndex == nil ? frames.count : 1)
         _ = try GIFFile.withFile(data) { file in
             try file.walk(stoppingOnTruncation: false) { frame in
                 // The same bytes walked the same way in `open`.
@@ -119,21 +165,14 @@ public struct GIFState: Sendable {
                 }
                 try canvas.draw(frame, colors: file.colorMap) { row, count in try file.readRow(into: row, count: count) }
                 if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
-                if frameIndex == nil || frame.index == last {
+                let keepsGoing = try emit(frame.index) {
                     let pixels = plan.map { $0.resample(canvas.pixels, bytesPerRow: width * 4) } ?? canvas.pixels
-                    output.append(ImageFrame(pixels: pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil))
+                    return ImageFrame(pixels: pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil)
                 }
-                return frame.index < last
+                return keepsGoing && frame.index < last
             }
         }
-        guard output.count == (frameIndex == nil ? frames.count : 1) else {
-            throw CodecError.giflib(D_GIF_ERR_EOF_TOO_SOON, detail: "the file ended before frame \(last)")
-        }
-        return Image(
-            width: plan?.width ?? width, height: plan?.height ?? height, pixelFormat: .rgba8,
-            frames: output,
-            loopCount: isAnimated ? loopCount ?? 1 : 1
-        )
+        return size
     }
 
     /// How long a frame shows. Like browsers, a delay of 0 or 1 centisecond

@@ -36,6 +36,9 @@ extension CodecFunctions where State == JXLState {
             },
             makeImage: { opened, frameIndex, _ in
                 try opened.state.decode(frameIndex: frameIndex)
+            },
+            frames: { opened, last, _, body in
+                try opened.state.forEachFrame(through: last, body)
             }
         )
     }
@@ -97,14 +100,42 @@ public struct JXLState: Sendable {
 
     /// Decodes every frame, or frame `frameIndex` alone.
     func decode(frameIndex: Int?) throws -> Image {
+        var frames: [ImageFrame] = []
+        try walk(skipping: frameIndex ?? 0) { frame in
+            frames.append(frame)
+            // A requested frame is the first one delivered after the skip.
+            return frameIndex == nil && frames.count < frameCount
+        }
+        guard !frames.isEmpty else { throw CodecError.libjxl(.noImage) }
+        let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
+        return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: width * pixelFormat.bytesPerPixel,
+                     frames: frames, loopCount: loopCount)
+    }
+
+    /// Decodes frames 0...`last` and hands each to `body` as a one-frame
+    /// image until `body` returns `false`.
+    func forEachFrame(through last: Int, _ body: (Image) throws -> Bool) throws {
+        let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
+        var delivered = 0
+        try walk(skipping: 0) { frame in
+            delivered += 1
+            let image = Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: width * pixelFormat.bytesPerPixel,
+                              frames: [frame], loopCount: loopCount)
+            return try body(image) && delivered <= last
+        }
+        guard delivered > 0 else { throw CodecError.libjxl(.noImage) }
+    }
+
+    /// Runs libjxl over the frames after the first `skipped`, handing each
+    /// decoded frame to `emit` until it returns `false` or the file ends.
+    private func walk(skipping skipped: Int, _ emit: (ImageFrame) throws -> Bool) throws {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         let bytesPerRow = width * pixelFormat.bytesPerPixel
         let frameSize = bytesPerRow * height
         var format = JxlPixelFormat(num_channels: UInt32(pixelFormat.bytesPerPixel), data_type: JXL_TYPE_UINT8,
                                     endianness: JXL_NATIVE_ENDIAN, align: 0)
-        var frames: [ImageFrame] = []
         var duration: TimeInterval = 0
-        try Self.run(data, events: [JXL_DEC_FRAME, JXL_DEC_FULL_IMAGE], skippingFrames: frameIndex ?? 0) { decoder, event in
+        try Self.run(data, events: [JXL_DEC_FRAME, JXL_DEC_FULL_IMAGE], skippingFrames: skipped) { decoder, event in
             switch event {
             case JXL_DEC_FRAME:
                 var header = JxlFrameHeader()
@@ -121,17 +152,12 @@ public struct JXLState: Sendable {
                     try Self.process(decoder, until: JXL_DEC_FULL_IMAGE)
                     count = frameSize
                 }
-                frames.append(ImageFrame(pixels: pixels, duration: duration))
-                // A requested frame is the first one delivered after the skip.
-                if frameIndex != nil || frames.count == frameCount { return false }
+                return try emit(ImageFrame(pixels: pixels, duration: duration))
             default:
                 break
             }
             return true
         }
-        guard !frames.isEmpty else { throw CodecError.libjxl(.noImage) }
-        return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
-                     frames: frames, loopCount: loopCount)
     }
 
     /// Feeds all of `data` to a new decoder subscribed to `events` and calls

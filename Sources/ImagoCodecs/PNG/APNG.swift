@@ -133,9 +133,28 @@ extension APNG {
     /// Decodes and composites every frame up to `last`, returning the
     /// composited canvases of `wanted` (every frame when `nil`).
     func decode(_ data: Data, width: Int, height: Int, through last: Int, keeping wanted: Int?) throws -> Image {
+        var output: [ImageFrame] = []
+        try composite(data, width: width, height: height, through: last) { index, canvas in
+            if wanted == nil || wanted == index { output.append(canvas) }
+            return true
+        }
+        return Image(width: width, height: height, pixelFormat: .rgba8, frames: output, loopCount: loopCount)
+    }
+
+    /// Decodes and composites frames 0...`last`, handing each to `body` as
+    /// a one-frame image until `body` returns `false`: one canvas in memory.
+    func forEachFrame(_ data: Data, width: Int, height: Int, through last: Int, _ body: (Image) throws -> Bool) throws {
+        try composite(data, width: width, height: height, through: last) { _, canvas in
+            try body(Image(width: width, height: height, pixelFormat: .rgba8, frames: [canvas], loopCount: loopCount))
+        }
+    }
+
+    /// Composites frames 0...`last` on one canvas, handing each composited
+    /// canvas to `emit` until it returns `false`.
+    private func composite(_ data: Data, width: Int, height: Int, through last: Int,
+                           _ emit: (Int, ImageFrame) throws -> Bool) throws {
         let rowBytes = width * 4
         var canvas = [UInt8](repeating: 0, count: rowBytes * height)
-        var output: [ImageFrame] = []
         for index in 0...last {
             let frame = frames[index]
             let pixels = try decodeFrame(index, from: data)
@@ -143,14 +162,13 @@ extension APNG {
             let disposal = index == 0 && frame.disposal == 2 ? 1 : frame.disposal
             let saved = disposal == 2 ? region(of: canvas, rowBytes: rowBytes, frame: frame) : []
             draw(pixels, on: &canvas, rowBytes: rowBytes, frame: frame, blend: index == 0 ? 0 : frame.blend)
-            if wanted == nil || wanted == index { output.append(ImageFrame(pixels: canvas, duration: frame.duration)) }
+            guard try emit(index, ImageFrame(pixels: canvas, duration: frame.duration)) else { return }
             switch disposal {
             case 1: fill(&canvas, rowBytes: rowBytes, frame: frame, with: nil)
             case 2: fill(&canvas, rowBytes: rowBytes, frame: frame, with: saved)
             default: break
             }
         }
-        return Image(width: width, height: height, pixelFormat: .rgba8, frames: output, loopCount: loopCount)
     }
 
     /// Frame `index`'s pixels, RGBA8, decoded by libspng from a PNG made of its data.
@@ -175,7 +193,7 @@ extension APNG {
     }
 
     /// Appends a chunk of `type` with `body` and its checksum.
-    private static func append(chunk type: [UInt8], _ body: [UInt8], to png: inout [UInt8]) {
+    static func append(chunk type: [UInt8], _ body: [UInt8], to png: inout [UInt8]) {
         let length = UInt32(body.count)
         png += [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
         let start = png.count

@@ -62,6 +62,13 @@ extension CodecFunctions where State == PNGState {
                     return try context.decode(scaledTo: thumbnail.forStoredPixels(turnedBy: orientation))
                 }
                 return image.applying(orientation)
+            },
+            frames: { opened, last, _, body in
+                let orientation = opened.state.orientation
+                guard let animation = opened.state.animation else { return }
+                try animation.forEachFrame(opened.state.data, width: opened.width, height: opened.height, through: last) {
+                    try body($0.applying(orientation))
+                }
             }
         )
     }

@@ -50,8 +50,31 @@ enum WebPAnimation {
     /// but not copied out. `frameIndex` is one of the animation's frames:
     /// ``CodecDecoder`` has checked it (the contract of `makeImage`).
     static func decode(_ state: WebPState, animation: WebPState.Animation, frameIndex: Int?) throws -> Image {
-        let lastFrame = frameIndex ?? animation.frameCount - 1
-        return try state.data.withUnsafeBytes { raw in
+        let last = frameIndex ?? animation.frameCount - 1
+        var frames: [ImageFrame] = []
+        frames.reserveCapacity(frameIndex == nil ? animation.frameCount : 1)
+        try walk(state, animation: animation, through: last) { index, frame in
+            if frameIndex == nil || frameIndex == index { frames.append(frame()) }
+            return true
+        }
+        return Image(width: state.width, height: state.height, pixelFormat: .rgba8, frames: frames, loopCount: animation.loopCount)
+    }
+
+    /// Decodes frames 0...`last` and hands each to `body` as a one-frame
+    /// image until `body` returns `false`: libwebp's one canvas, and one copy.
+    static func forEachFrame(_ state: WebPState, animation: WebPState.Animation, through last: Int,
+                             _ body: (Image) throws -> Bool) throws {
+        try walk(state, animation: animation, through: last) { _, frame in
+            try body(Image(width: state.width, height: state.height, pixelFormat: .rgba8, frames: [frame()], loopCount: animation.loopCount))
+        }
+    }
+
+    /// Runs libwebp's animation decoder over frames 0...`last`, handing
+    /// each index to `emit` with a function that copies the canvas out,
+    /// until `emit` returns `false`.
+    private static func walk(_ state: WebPState, animation: WebPState.Animation, through last: Int,
+                             _ emit: (Int, () -> ImageFrame) throws -> Bool) throws {
+        try state.data.withUnsafeBytes { raw in
             var input = WebPData(bytes: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
             var options = WebPAnimDecoderOptions()
             guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw CodecError(.animationDecoderFailed) }
@@ -67,31 +90,22 @@ enum WebPAnimation {
             else { throw CodecError(.animationDecoderFailed) }
 
             let canvasSize = state.width * state.height * 4
-            var frames: [ImageFrame] = []
-            frames.reserveCapacity(frameIndex == nil ? animation.frameCount : 1)
             var previousTimestamp: Int32 = 0
-            for index in 0...lastFrame {
+            for index in 0...last {
                 var canvas: UnsafeMutablePointer<UInt8>?
                 var timestamp: Int32 = 0
                 guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
                     throw CodecError(.frameDecodingFailed(frame: index))
                 }
-                if frameIndex == nil || frameIndex == index {
-                    // Timestamps are the end times of the frames; a wrapping
-                    // difference stays right even if the sum overflowed.
-                    let duration = TimeInterval(timestamp &- previousTimestamp) / 1_000
-                    let pixels = [UInt8](UnsafeBufferPointer(start: canvas, count: canvasSize))
-                    frames.append(ImageFrame(pixels: pixels, duration: duration))
-                }
+                // Timestamps are the end times of the frames; a wrapping
+                // difference stays right even if the sum overflowed.
+                let duration = TimeInterval(timestamp &- previousTimestamp) / 1_000
                 previousTimestamp = timestamp
+                let keepsGoing = try emit(index) {
+                    ImageFrame(pixels: [UInt8](UnsafeBufferPointer(start: canvas, count: canvasSize)), duration: duration)
+                }
+                guard keepsGoing else { return }
             }
-            return Image(
-                width: state.width,
-                height: state.height,
-                pixelFormat: .rgba8,
-                frames: frames,
-                loopCount: animation.loopCount
-            )
         }
     }
 }

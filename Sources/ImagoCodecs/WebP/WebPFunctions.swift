@@ -42,6 +42,15 @@ extension CodecFunctions where State == WebPState {
             },
             makeImage: { opened, frameIndex, options in
                 try opened.state.decode(frameIndex: frameIndex, thumbnail: options.thumbnail).applying(opened.state.metadata.orientation)
+            },
+            frames: { opened, last, _, body in
+                // Only animations have a frame step worth calling (a still image is one frame).
+                guard let animation = opened.state.animation else {
+                    _ = try body(opened.state.decode(frameIndex: nil, thumbnail: nil).applying(opened.state.metadata.orientation))
+                    return
+                }
+                let orientation = opened.state.metadata.orientation
+                try WebPAnimation.forEachFrame(opened.state, animation: animation, through: last) { try body($0.applying(orientation)) }
             }
         )
     }
