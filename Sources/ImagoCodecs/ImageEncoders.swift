@@ -54,9 +54,9 @@ public enum ImageEncoders {
     }
 
     /// The encoder for `format`: at `quality` (1 to 100) for JPEG, WebP and
-    /// AVIF, or at ``defaultQuality(for:)`` when it is `nil`; PNG ignores
-    /// the quality. Other settings are the encoders' defaults. `nil` for
-    /// formats Imago does not write (GIF, HEIC, JPEG XL; see
+    /// AVIF, or at ``defaultQuality(for:)`` when it is `nil`; PNG
+    /// and GIF ignore the quality. Other settings are the encoders' defaults. `nil` for
+    /// formats Imago does not write (HEIC, JPEG XL; see
     /// ``Imago/ImageFormat/isWritable``).
     ///
     /// ```swift
@@ -69,7 +69,8 @@ public enum ImageEncoders {
         case .jpeg: jpeg(quality: quality ?? JPEGEncoder.defaultQuality)
         case .webp: webp(quality: Float(quality ?? WebPEncoder.defaultQuality))
         case .avif: avif(quality: quality ?? AVIFEncoder.defaultQuality)
-        case .gif, .heic, .jxl: nil
+        case .gif: GIFEncoder()
+        case .heic, .jxl: nil
         }
     }
 }

@@ -27,6 +27,6 @@ import Testing
             }
         }
         #expect(ImageFormat.writableFormats == [.jpeg, .png, .webp, .avif])
-        #expect(ImageFormat.allCases.filter(\.isWritable) == [.jpeg, .png, .webp, .avif])
+        #expect(ImageFormat.allCases.filter(\.isWritable) == [.jpeg, .png, .gif, .webp, .avif])
     }
 }

@@ -2,10 +2,10 @@
 /// answer the `imago fetch` command and the image server both give.
 extension ImageFormat {
     /// The formats Imago's encoders write (`ImagoCodecs`' `ImageEncoders`):
-    /// JPEG, PNG, WebP and AVIF.
-    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+    /// JPEG, PNG, GIF, WebP and AVIF.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif]
 
-    /// Whether Imago has an encoder for the format: JPEG, PNG, WebP and AVIF do.
+    /// Whether Imago has an encoder for the format: JPEG, PNG, GIF, WebP and AVIF do.
     public var isWritable: Bool { Self.writableFormats.contains(self) }
 
     /// Whether the format stores an alpha channel: all but JPEG.
@@ -17,8 +17,8 @@ extension ImageFormat {
     /// - JPEG, PNG, WebP and AVIF keep their format: the source's owner
     ///   chose it, and Imago writes it.
     /// - GIF becomes PNG: lossless, so flat colours, sharp edges and
-    ///   transparency stay as they were (Imago writes no GIF; an animation
-    ///   keeps its first frame).
+    ///   transparency stay as they were, with no 256-colour limit (an
+    ///   animation keeps its first frame).
     /// - HEIC, JPEG XL and an unknown source become JPEG, the format every
     ///   reader has for photographs (a lossy source is a photograph far more
     ///   often than not; AVIF would take much longer to write).

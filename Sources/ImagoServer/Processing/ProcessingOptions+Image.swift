@@ -144,7 +144,7 @@ extension ProcessingOptions {
     public func encoded(_ image: Image, as format: OutputFormat, defaultQuality: Int? = nil) throws -> Data {
         let start = quality ?? formatQuality[format] ?? defaultQuality
         let data = try encoder(for: format, quality: start).encode(image)
-        guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes, format != .png,
+        guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes, format != .png, format != .gif,
               var current = start ?? ImageEncoders.defaultQuality(for: format.imageFormat) else { return data }
         var best = data
         while best.count > maximumBytes && current > 10 {
@@ -179,14 +179,15 @@ extension ProcessingOptions {
 
 extension ProcessingOptions.OutputFormat {
     /// The output format for `format`; `nil` for formats Imago does not
-    /// write (GIF, HEIC, JPEG XL).
+    /// write (HEIC, JPEG XL).
     public init?(_ format: ImageFormat) {
         switch format {
         case .jpeg: self = .jpeg
         case .png: self = .png
         case .webp: self = .webp
         case .avif: self = .avif
-        case .gif, .heic, .jxl: return nil
+        case .gif: self = .gif
+        case .heic, .jxl: return nil
         }
     }
 
@@ -200,6 +201,7 @@ extension ProcessingOptions.OutputFormat {
         case .png: .png
         case .webp: .webp
         case .avif: .avif
+        case .gif: .gif
         }
     }
 }

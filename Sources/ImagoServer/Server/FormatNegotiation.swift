@@ -32,10 +32,14 @@ public struct FormatNegotiation: Sendable, Hashable {
     /// The format for a path that names `requested` (or none), for a
     /// client that sent `accept`; `nil` when the source's format decides.
     ///
+    /// - Parameter animated: Whether the choice is for an animated source:
+    ///   then formats the server writes no animations in (AVIF) are never
+    ///   picked, as imgproxy does.
     /// - Returns: The format, and whether the choice depended on `Accept`.
-    public func format(requested: ProcessingOptions.OutputFormat?, accept: String?)
+    public func format(requested: ProcessingOptions.OutputFormat?, accept: String?, animated: Bool = false)
         -> (format: ProcessingOptions.OutputFormat?, variesWithAccept: Bool) {
-        let candidates = requested == nil ? automatic.union(enforced) : enforced
+        var candidates = requested == nil ? automatic.union(enforced) : enforced
+        if animated { candidates = candidates.filter(\.isAnimatable) }
         guard !candidates.isEmpty else { return (requested, false) }
         let accepted = Self.preference.first { candidates.contains($0) && ProcessingOptions.accepts($0.mimeType, in: accept) }
         return (accepted ?? requested, true)

@@ -61,6 +61,12 @@ public struct ImageServerConfiguration: Sendable {
     /// What every path's watermark opacity is multiplied by (imgproxy's
     /// `IMGPROXY_WATERMARK_OPACITY`), from 0 to 1. Default: 1.
     public var watermarkOpacity: Double
+    /// The most frames of an animated source that are processed (imgproxy's
+    /// `IMGPROXY_MAX_ANIMATION_FRAMES`): with more than 1, an animated
+    /// GIF, WebP, APNG, AVIF or JPEG XL source asked for as WebP, GIF or
+    /// PNG stays animated, its first this-many frames resized one at a
+    /// time; with 1 (the default, as imgproxy), animations give their first frame.
+    public var maximumAnimationFrames: Int
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -90,6 +96,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none
+        self.maximumAnimationFrames = 1
         self.watermark = nil
         self.watermarkOpacity = 1
         self.outputCacheCapacity = 64 * 1024 * 1024

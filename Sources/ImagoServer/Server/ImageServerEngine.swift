@@ -31,6 +31,10 @@ struct RenderIdentity: Hashable, Sendable {
     /// negotiated one (`skip_processing` skips only when the path names
     /// none or the source's); `nil` otherwise.
     var requestedFormat: ProcessingOptions.OutputFormat? = nil
+    /// The format an animated source is written in, when the server keeps
+    /// animations (negotiated without the formats that cannot animate);
+    /// `nil` when the source decides, or when animations are not kept.
+    var animatedFormat: ProcessingOptions.OutputFormat? = nil
 
     /// What the output cache counts for the key beside the output's bytes.
     var cost: Int { source.absoluteString.utf8.count + 64 }
@@ -69,6 +73,10 @@ final class ImageServerEngine: Sendable {
         pipelineConfiguration.dataCache = configuration.dataCache
         // Outputs are kept encoded (`outputs`); bitmaps are not kept.
         pipelineConfiguration.imageCache = nil
+        // A still output needs an animation's first frame only (so only it
+        // counts against the pixel limit); animations are decoded frame by
+        // frame, by `animated(...)`.
+        pipelineConfiguration.decodingOptions.frameIndex = 0
         pipelineConfiguration.logger = configuration.logger
         pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.maximumConcurrentDownloads)
         pipelineConfiguration.maximumConcurrentDecodes = max(1, configuration.workers)
@@ -122,8 +130,11 @@ final class ImageServerEngine: Sendable {
         // What only shapes the headers is not part of the render's identity.
         (chosen.filename, chosen.returnsAttachment, chosen.expires) = (nil, false, nil)
         let options = chosen
+        let animates = configuration.maximumAnimationFrames > 1
+        let animatedChoice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept, animated: true)
         let key = RenderIdentity(source: parsed.source, options: options,
-                                 requestedFormat: options.skipProcessingFormats.isEmpty ? nil : parsed.options.format)
+                                 requestedFormat: options.skipProcessingFormats.isEmpty ? nil : parsed.options.format,
+                                 animatedFormat: animates ? animatedChoice.format : nil)
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
@@ -284,13 +295,20 @@ final class ImageServerEngine: Sendable {
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
             let loaded: ImageResponse
-            if options.skipProcessingFormats.isEmpty {
+            if options.skipProcessingFormats.isEmpty && configuration.maximumAnimationFrames <= 1 {
                 loaded = try await pipeline.image(for: request)
             } else {
-                switch try await sourceOrSkipped(request, options: options, requestedFormat: key.requestedFormat, job: job) {
-                case .decoded(let response): loaded = response
-                case .skipped(let rendered): return kept(rendered, for: key)
+                // The bytes first: they decide whether to skip, or to animate.
+                let bytes = try await pipeline.sourceBytes(for: request)
+                if !options.skipProcessingFormats.isEmpty,
+                   let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
+                    return kept(skipped, for: key)
                 }
+                if configuration.maximumAnimationFrames > 1,
+                   let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
+                    return kept(animated, for: key)
+                }
+                loaded = try await decoded(bytes, request: request, job: job)
             }
             let started = DispatchTime.now().uptimeNanoseconds
             let (data, format) = try await job.withSlot {
@@ -329,54 +347,116 @@ final class ImageServerEngine: Sendable {
         return rendered
     }
 
-    /// What a path with `skip_processing` gets from its source.
-    private enum SkippedOrDecoded {
-        /// The source's bytes, to be delivered as they are.
-        case skipped(RenderedImage)
-        /// The decoded source, to be processed as usual.
-        case decoded(ImageResponse)
-    }
-
     /// The source's bytes as they are, when their format is one `options`
     /// skips and the path names no other format (as imgproxy: the format
-    /// the client negotiates does not count); else the decoded source.
-    /// Skipped bytes are still checked: their header must open and stay
-    /// within the pixel and frame limits.
-    private func sourceOrSkipped(
-        _ request: ImageRequest, options: ProcessingOptions, requestedFormat: ProcessingOptions.OutputFormat?,
-        job: SharedJob<RenderedImage>
-    ) async throws -> SkippedOrDecoded {
-        let bytes = try await pipeline.sourceBytes(for: request)
-        let sourceFormat = ImageFormat(sniffing: bytes.data)
-        let pipeline = self.pipeline
+    /// the client negotiates does not count); `nil` otherwise. Skipped
+    /// bytes are still checked: their header must open and stay within the
+    /// pixel and frame limits.
+    private func skipped(
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), options: ProcessingOptions,
+        requestedFormat: ProcessingOptions.OutputFormat?, job: SharedJob<RenderedImage>
+    ) async throws -> RenderedImage? {
+        guard let sourceFormat = ImageFormat(sniffing: bytes.data), options.skipProcessingFormats.contains(sourceFormat),
+              requestedFormat == nil || requestedFormat?.imageFormat == sourceFormat else { return nil }
+        let limits = pipeline.configuration.decodingOptions
         let workQueue = pipeline.configuration.workQueue
-        let metrics = ImageTaskMetrics(loadingDuration: bytes.duration, byteCount: bytes.data.count)
-        if let sourceFormat, options.skipProcessingFormats.contains(sourceFormat),
-           requestedFormat == nil || requestedFormat?.imageFormat == sourceFormat {
-            let limits = pipeline.configuration.decodingOptions
-            try await job.withSlot {
-                try await workQueue.perform {
-                    let info = try ImageDecoders.info(for: bytes.data)
-                    guard info.frameCount <= limits.maximumFrameCount,
-                          info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= limits.maximumPixelCount
-                    else {
-                        throw ImageServerError(.sourceTooLarge, "the source is too large: \(info.width)x\(info.height), \(info.frameCount) frames")
-                    }
+        try await job.withSlot {
+            try await workQueue.perform {
+                let info = try ImageDecoders.info(for: bytes.data)
+                guard info.frameCount <= limits.maximumFrameCount,
+                      info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= limits.maximumPixelCount
+                else {
+                    throw ImageServerError(.sourceTooLarge, "the source is too large: \(info.width)x\(info.height), \(info.frameCount) frames")
                 }
             }
-            return .skipped(RenderedImage(
-                data: bytes.data, format: sourceFormat, etag: "\"" + SHA256.hash(data: bytes.data).lowercaseHex + "\"",
-                sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count, sourceMetrics: metrics, renderingTime: 0
-            ))
         }
+        return RenderedImage(
+            data: bytes.data, format: sourceFormat, etag: "\"" + SHA256.hash(data: bytes.data).lowercaseHex + "\"",
+            sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count,
+            sourceMetrics: ImageTaskMetrics(loadingDuration: bytes.duration, byteCount: bytes.data.count), renderingTime: 0
+        )
+    }
+
+    /// The source decoded as the pipeline decodes it (its decoder, limits
+    /// and the request's thumbnail), in one of the job's slots.
+    private func decoded(
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest, job: SharedJob<RenderedImage>
+    ) async throws -> ImageResponse {
+        let pipeline = self.pipeline
+        let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
         let image = try await job.withSlot {
             try await workQueue.perform { try pipeline.decode(bytes.data, for: request) }
         }
-        var decodedMetrics = metrics
-        decodedMetrics.decodingDuration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        return .decoded(ImageResponse(image: image, request: request, source: bytes.source, format: sourceFormat,
-                                      byteCount: bytes.data.count, metrics: decodedMetrics))
+        let metrics = ImageTaskMetrics(loadingDuration: bytes.duration,
+                                       decodingDuration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                                       byteCount: bytes.data.count)
+        return ImageResponse(image: image, request: request, source: bytes.source, format: ImageFormat(sniffing: bytes.data),
+                             byteCount: bytes.data.count, metrics: metrics)
+    }
+
+    /// An animated source rendered as an animation, frame by frame: each
+    /// frame is decoded, processed and encoded before the next is decoded,
+    /// so memory holds one frame (and the codecs' canvases), whatever the
+    /// length. `nil` when the source is not animated or the format asked
+    /// for writes no animations (then the first frame is rendered as a still).
+    ///
+    /// The first ``ImageServerConfiguration/maximumAnimationFrames`` frames
+    /// are kept, with their durations and the loop count; the pixel limit
+    /// counts all of them. As imgproxy, `trim` is not applied to
+    /// animations; a `smart` gravity is centred so every frame is cut the same.
+    private func animated(
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest,
+        options: ProcessingOptions, format requested: ProcessingOptions.OutputFormat?, job: SharedJob<RenderedImage>
+    ) async throws -> RenderedImage? {
+        guard let sourceFormat = ImageFormat(sniffing: bytes.data), [.gif, .webp, .png, .avif, .jxl].contains(sourceFormat),
+              let info = try? ImageDecoders.info(for: bytes.data), info.frameCount > 1 else { return nil }
+        // The source decides when nothing else does: GIF stays GIF, APNG
+        // stays PNG, the others become WebP.
+        let format = requested ?? (sourceFormat == .gif ? .gif : sourceFormat == .png ? .png : .webp)
+        guard format.isAnimatable else { return nil }
+        var adjusted = options
+        adjusted.trim = nil
+        if adjusted.gravity == .smart { adjusted.gravity = .center }
+        if adjusted.crop?.gravity == .smart { adjusted.crop?.gravity = .center }
+        let frameOptions = adjusted
+        let settings = (maximumSide: configuration.maximumOutputSide, frames: configuration.maximumAnimationFrames,
+                        watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
+        let quality = options.quality ?? options.formatQuality[format] ?? configuration.defaultQuality
+        let encoder: any AnimationEncoding = switch format {
+        case .gif: GIFAnimationEncoder()
+        case .png: APNGEncoder()
+        default: WebPAnimationEncoder(quality: Float(quality ?? WebPEncoder.defaultQuality))
+        }
+        var decodingOptions = pipeline.configuration.decodingOptions
+        decodingOptions.thumbnail = request.thumbnail
+        let limits = decodingOptions
+        let decoder = pipeline.configuration.decoder
+        let workQueue = pipeline.configuration.workQueue
+        let started = DispatchTime.now().uptimeNanoseconds
+        let data = try await job.withSlot {
+            try await workQueue.perform { () throws -> Data in
+                var writer: (any AnimationWriter)?
+                try decoder.decodeFrames(bytes.data, options: limits, maximumFrames: settings.frames) { frame in
+                    let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
+                                                       watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
+                    let image = frameOptions.flattened(processed, for: format)
+                    let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
+                    writer = current
+                    try current.add(image, duration: frame.frames[0].duration ?? 0.1)
+                    return true
+                }
+                guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
+                return try writer.finish()
+            }
+        }
+        let finished = DispatchTime.now().uptimeNanoseconds
+        return RenderedImage(
+            data: data, format: format.imageFormat, etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
+            sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count,
+            sourceMetrics: ImageTaskMetrics(loadingDuration: bytes.duration, byteCount: bytes.data.count),
+            renderingTime: Double(finished - started) / 1e9
+        )
     }
 
     /// A size to decode to, so the decoder's own scaling (JPEG's DCT

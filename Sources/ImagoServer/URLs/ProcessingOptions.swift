@@ -215,14 +215,22 @@ public struct ProcessingOptions: Sendable, Hashable {
         case webp
         /// AVIF (libaom: much slower to encode than the others).
         case avif
+        /// GIF: 255 colours per frame; animations stay animated.
+        case gif
 
-        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, any case).
+        /// Whether the server writes animations in the format: WebP, GIF
+        /// and PNG (as APNG). An animated source asked for in another
+        /// format gives its first frame.
+        public var isAnimatable: Bool { self == .webp || self == .gif || self == .png }
+
+        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`, any case).
         public init?(name: String) {
             switch name.lowercased() {
             case "jpg", "jpeg": self = .jpeg
             case "png": self = .png
             case "webp": self = .webp
             case "avif": self = .avif
+            case "gif": self = .gif
             default: return nil
             }
         }

@@ -32,7 +32,8 @@ struct Serve: AsyncParsableCommand {
         and `--resize WxH --crop`. \
         Without a format in the URL (or AVIF or WebP from --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
         PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha. Without q: \
-        jpeg 85, webp 80, avif 60.
+        jpeg 85, webp 80, avif 60. With --max-animation-frames above 1, animations stay animated as WebP, GIF or PNG (APNG): \
+        GIF stays GIF, APNG stays PNG, animated WebP, AVIF and JPEG XL become WebP.
         Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
         """
     )
@@ -106,6 +107,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "What every watermark's opacity is multiplied by, 0 to 1 (IMGPROXY_WATERMARK_OPACITY).")
     var watermarkOpacity: Double = 1
 
+    @Option(help: "The most frames of an animation processed; above 1, animated sources asked for as WebP, GIF or PNG stay animated (IMGPROXY_MAX_ANIMATION_FRAMES).")
+    var maxAnimationFrames = 1
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -114,6 +118,7 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        if maxAnimationFrames < 1 { throw ValidationError("--max-animation-frames must be at least 1.") }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
@@ -232,6 +237,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logger = logger
         configuration.watermark = try await watermark()
         configuration.watermarkOpacity = watermarkOpacity
+        configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory
             configuration.dataCache = DataCache(configuration: .init(directory: directory), logger: logger)

@@ -105,7 +105,7 @@ import Testing
         rejects("/insecure/rs:fit:10:10", mentioning: "no source")
         rejects("/insecure/plain/", mentioning: "no source")
         rejects("/insecure/plain/not-a-url", mentioning: "absolute URL")
-        rejects("/insecure/plain/\(source)@gif", mentioning: "unknown output format")
+        rejects("/insecure/plain/\(source)@tiff", mentioning: "unknown output format")
         rejects("/insecure/%%%%%/plain/\(source)", mentioning: "base64")
         rejects("/insecure/!!notbase64", mentioning: "base64")
         rejects("/insecure/plain/http%3A%2F%2Fa%ZZ", mentioning: "percent-encoding")
