@@ -41,22 +41,29 @@ public enum ImageEncoders {
         AVIFEncoder(quality: quality, lossless: lossless, speed: speed)
     }
 
+    /// A JPEG XL encoder (libjxl): `quality` maps to a Butteraugli distance
+    /// as `cjxl` maps it; 100 or `lossless` keeps every pixel.
+    public static func jxl(quality: Int = JXLEncoder.defaultQuality, lossless: Bool = false, effort: Int = 4) -> JXLEncoder {
+        JXLEncoder(quality: quality, lossless: lossless, effort: effort)
+    }
+
     /// The quality a lossy format is written at when none is given: JPEG
-    /// 85, WebP 80, AVIF 60 (each encoder's `defaultQuality`); `nil` for
-    /// PNG, which has none, and for formats Imago does not write.
+    /// 85, WebP 80, AVIF 60, JPEG XL 80 (each encoder's `defaultQuality`);
+    /// `nil` for PNG and GIF, which have none, and for HEIC, which Imago does not write.
     public static func defaultQuality(for format: ImageFormat) -> Int? {
         switch format {
         case .jpeg: JPEGEncoder.defaultQuality
         case .webp: WebPEncoder.defaultQuality
         case .avif: AVIFEncoder.defaultQuality
-        case .png, .gif, .heic, .jxl: nil
+        case .jxl: JXLEncoder.defaultQuality
+        case .png, .gif, .heic: nil
         }
     }
 
-    /// The encoder for `format`: at `quality` (1 to 100) for JPEG, WebP and
-    /// AVIF, or at ``defaultQuality(for:)`` when it is `nil`; PNG
-    /// and GIF ignore the quality. Other settings are the encoders' defaults. `nil` for
-    /// formats Imago does not write (HEIC, JPEG XL; see
+    /// The encoder for `format`: at `quality` (1 to 100) for JPEG, WebP,
+    /// AVIF and JPEG XL, or at ``defaultQuality(for:)`` when it is `nil`;
+    /// PNG and GIF ignore the quality. Other settings are the encoders'
+    /// defaults. `nil` for HEIC, which Imago does not write (see
     /// ``Imago/ImageFormat/isWritable``).
     ///
     /// ```swift
@@ -70,7 +77,8 @@ public enum ImageEncoders {
         case .webp: webp(quality: Float(quality ?? WebPEncoder.defaultQuality))
         case .avif: avif(quality: quality ?? AVIFEncoder.defaultQuality)
         case .gif: GIFEncoder()
-        case .heic, .jxl: nil
+        case .jxl: jxl(quality: quality ?? JXLEncoder.defaultQuality)
+        case .heic: nil
         }
     }
 }

@@ -93,5 +93,8 @@ import Testing
         #expect((ImageEncoders.encoder(for: .jpeg, quality: 40) as? JPEGEncoder)?.quality == 40)
         #expect((ImageEncoders.encoder(for: .webp, quality: 40) as? WebPEncoder)?.quality == 40)
         #expect((ImageEncoders.encoder(for: .avif, quality: 40) as? AVIFEncoder)?.quality == 40)
+        #expect(ImageEncoders.defaultQuality(for: .jxl) == 80)
+        #expect((ImageEncoders.encoder(for: .jxl) as? JXLEncoder)?.quality == 80)
+        #expect((ImageEncoders.encoder(for: .jxl, quality: 40) as? JXLEncoder)?.quality == 40)
     }
 }

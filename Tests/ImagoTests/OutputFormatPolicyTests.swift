@@ -26,7 +26,7 @@ import Testing
                 #expect(!hasAlpha || chosen.storesAlpha)
             }
         }
-        #expect(ImageFormat.writableFormats == [.jpeg, .png, .gif, .webp, .avif])
-        #expect(ImageFormat.allCases.filter(\.isWritable) == [.jpeg, .png, .gif, .webp, .avif])
+        #expect(ImageFormat.writableFormats == [.jpeg, .png, .gif, .webp, .avif, .jxl])
+        #expect(ImageFormat.allCases.filter(\.isWritable) == [.jpeg, .png, .gif, .webp, .avif, .jxl])
     }
 }

@@ -2,10 +2,10 @@
 /// answer the `imago fetch` command and the image server both give.
 extension ImageFormat {
     /// The formats Imago's encoders write (`ImagoCodecs`' `ImageEncoders`):
-    /// JPEG, PNG, GIF, WebP and AVIF.
-    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif]
+    /// JPEG, PNG, GIF, WebP, AVIF and JPEG XL.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif, .jxl]
 
-    /// Whether Imago has an encoder for the format: JPEG, PNG, GIF, WebP and AVIF do.
+    /// Whether Imago has an encoder for the format: all but HEIC.
     public var isWritable: Bool { Self.writableFormats.contains(self) }
 
     /// Whether the format stores an alpha channel: all but JPEG.

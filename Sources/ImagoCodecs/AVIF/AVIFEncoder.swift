@@ -66,7 +66,7 @@ public struct AVIFEncoder: ImageEncoding {
     private func encodeWithLibheif(_ image: Image) throws -> Data {
         let first = Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat,
                           bytesPerRow: image.bytesPerRow, pixels: image.pixels)
-        let hasAlpha = image.pixelFormat.hasAlpha && !Self.isOpaque(first)
+        let hasAlpha = image.pixelFormat.hasAlpha && !first.isOpaque
         let rgb = first.converted(to: hasAlpha ? .rgba8 : .rgb8)
         guard let width = Int32(exactly: rgb.width), let height = Int32(exactly: rgb.height),
               let context = heif_context_alloc() else {
@@ -122,20 +122,6 @@ public struct AVIFEncoder: ImageEncoding {
         }
         try HEIFFailure.check(heif_context_encode_image(context, heifImage, encoder, options, nil))
         return try Self.write(context)
-    }
-
-    /// Whether every alpha value of `image` (which has alpha) is 255.
-    private static func isOpaque(_ image: Image) -> Bool {
-        let bytesPerPixel = image.pixelFormat.bytesPerPixel
-        let pixels = image.pixels
-        for row in 0..<image.height {
-            var index = row * image.bytesPerRow + bytesPerPixel - 1
-            for _ in 0..<image.width {
-                if pixels[index] != 255 { return false }
-                index += bytesPerPixel
-            }
-        }
-        return true
     }
 
     /// The file libheif writes for `context`.

@@ -179,7 +179,7 @@ extension ProcessingOptions {
 
 extension ProcessingOptions.OutputFormat {
     /// The output format for `format`; `nil` for formats Imago does not
-    /// write (HEIC, JPEG XL).
+    /// write (HEIC).
     public init?(_ format: ImageFormat) {
         switch format {
         case .jpeg: self = .jpeg
@@ -187,7 +187,8 @@ extension ProcessingOptions.OutputFormat {
         case .webp: self = .webp
         case .avif: self = .avif
         case .gif: self = .gif
-        case .heic, .jxl: return nil
+        case .jxl: self = .jxl
+        case .heic: return nil
         }
     }
 
@@ -202,6 +203,7 @@ extension ProcessingOptions.OutputFormat {
         case .webp: .webp
         case .avif: .avif
         case .gif: .gif
+        case .jxl: .jxl
         }
     }
 }

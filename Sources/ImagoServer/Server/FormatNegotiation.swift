@@ -7,7 +7,7 @@
 /// - An *enforced* format is used when the client accepts it even when the
 ///   path names another format.
 ///
-/// Among several, AVIF is preferred to WebP. Every answer whose format
+/// Among several, JPEG XL is preferred to AVIF, and AVIF to WebP (as imgproxy). Every answer whose format
 /// could depend on `Accept` says `Vary: Accept`, and the format chosen is
 /// part of the output's cache key and ETag.
 ///
@@ -20,8 +20,8 @@ public struct FormatNegotiation: Sendable, Hashable {
     /// Formats used whenever the client accepts them, over the path's format.
     public var enforced: Set<ProcessingOptions.OutputFormat>
 
-    /// Formats in the order they are preferred.
-    static let preference: [ProcessingOptions.OutputFormat] = [.avif, .webp]
+    /// Formats in the order they are preferred, as imgproxy prefers them.
+    static let preference: [ProcessingOptions.OutputFormat] = [.jxl, .avif, .webp]
 
     /// Creates a negotiation; by default none (the path or the source decides).
     public init(automatic: Set<ProcessingOptions.OutputFormat> = [], enforced: Set<ProcessingOptions.OutputFormat> = []) {
@@ -33,7 +33,7 @@ public struct FormatNegotiation: Sendable, Hashable {
     /// client that sent `accept`; `nil` when the source's format decides.
     ///
     /// - Parameter animated: Whether the choice is for an animated source:
-    ///   then formats the server writes no animations in (AVIF) are never
+    ///   then formats the server writes no animations in (AVIF, JPEG XL) are never
     ///   picked, as imgproxy does.
     /// - Returns: The format, and whether the choice depended on `Accept`.
     public func format(requested: ProcessingOptions.OutputFormat?, accept: String?, animated: Bool = false)

@@ -237,7 +237,7 @@ public struct ImageServerPath: Sendable, Hashable {
 
     private static func format(named name: Substring) throws(ImageServerError) -> ProcessingOptions.OutputFormat {
         guard let format = ProcessingOptions.OutputFormat(name: String(name)) else {
-            throw bad("unknown output format \"\(name.prefix(20))\" (jpg, jpeg, png, webp, avif or gif)")
+            throw bad("unknown output format \"\(name.prefix(20))\" (jpg, jpeg, png, webp, avif, gif or jxl)")
         }
         return format
     }

@@ -217,13 +217,15 @@ public struct ProcessingOptions: Sendable, Hashable {
         case avif
         /// GIF: 255 colours per frame; animations stay animated.
         case gif
+        /// JPEG XL (libjxl).
+        case jxl
 
         /// Whether the server writes animations in the format: WebP, GIF
         /// and PNG (as APNG). An animated source asked for in another
         /// format gives its first frame.
         public var isAnimatable: Bool { self == .webp || self == .gif || self == .png }
 
-        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`, any case).
+        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`, `jxl`, any case).
         public init?(name: String) {
             switch name.lowercased() {
             case "jpg", "jpeg": self = .jpeg
@@ -231,6 +233,7 @@ public struct ProcessingOptions: Sendable, Hashable {
             case "webp": self = .webp
             case "avif": self = .avif
             case "gif": self = .gif
+            case "jxl": self = .jxl
             default: return nil
             }
         }

@@ -30,9 +30,9 @@ struct Serve: AsyncParsableCommand {
         att/return_attachment, wm/watermark (OPACITY:POSITION:X:Y:SCALE, the image of --watermark-*), skp/skip_processing (formats sent as they are), raw (the source streamed unchanged); \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
-        Without a format in the URL (or AVIF or WebP from --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
+        Without a format in the URL (or JPEG XL, AVIF or WebP from --auto-jxl, --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
         PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha. Without q: \
-        jpeg 85, webp 80, avif 60. With --max-animation-frames above 1, animations stay animated as WebP, GIF or PNG (APNG): \
+        jpeg 85, webp 80, avif 60, jxl 80. With --max-animation-frames above 1, animations stay animated as WebP, GIF or PNG (APNG): \
         GIF stays GIF, APNG stays PNG, animated WebP, AVIF and JPEG XL become WebP.
         Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
         """
@@ -79,6 +79,12 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "Answer with AVIF when the client accepts it and the URL names no format; preferred to WebP (adds Vary: Accept).")
     var autoAvif = false
+
+    @Flag(help: "Answer with JPEG XL when the client accepts it and the URL names no format; preferred to AVIF and WebP (adds Vary: Accept).")
+    var autoJxl = false
+
+    @Flag(help: "Answer with JPEG XL whenever the client accepts it, even when the URL names another format.")
+    var enforceJxl = false
 
     @Flag(help: "Answer with WebP whenever the client accepts it, even when the URL names another format.")
     var enforceWebp = false
@@ -229,8 +235,8 @@ struct Serve: AsyncParsableCommand {
         configuration.maximumQueue = maxQueue
         configuration.timeToLive = ttl
         configuration.formatNegotiation = FormatNegotiation(
-            automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil].compactMap { $0 }),
-            enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil].compactMap { $0 })
+            automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil, autoJxl ? .jxl : nil].compactMap { $0 }),
+            enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil, enforceJxl ? .jxl : nil].compactMap { $0 })
         )
         configuration.allowsSecurityOptions = allowSecurityOptions
         configuration.presets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)

@@ -153,6 +153,9 @@ import Testing
         ([], [.avif, .webp], nil, both, .avif, true),
         ([], [], .jpeg, both, .jpeg, false),
         ([], [], nil, both, nil, false),
+        ([.jxl, .avif, .webp], [], nil, "image/jxl,image/avif,image/webp", .jxl, true),
+        ([.jxl, .avif], [], nil, both, .avif, true),
+        ([], [.jxl], .png, "image/jxl", .jxl, true),
     ] as [([ProcessingOptions.OutputFormat], [ProcessingOptions.OutputFormat], ProcessingOptions.OutputFormat?, String, ProcessingOptions.OutputFormat?, Bool)])
     func theFormatFollowsAccept(
         automatic: [ProcessingOptions.OutputFormat], enforced: [ProcessingOptions.OutputFormat],
@@ -178,6 +181,25 @@ import Testing
             // The output cache keeps the two apart.
             let again = try await client.execute(uri: path, method: .get, headers: [.accept: "image/png"])
             #expect(ImageFormat(sniffing: again.data) == .png)
+        }
+    }
+
+    @Test func jpegXLOverHTTP() async throws {
+        let origin = try await Fixture.origin()
+        let configuration = Fixture.configuration { $0.formatNegotiation = FormatNegotiation(automatic: [.jxl, .webp]) }
+        try await Fixture.withServer(configuration) { client, _ in
+            let negotiated = try await client.execute(uri: Fixture.path("w:40", origin.url("/a.jpg")), method: .get,
+                                                      headers: [.accept: "image/jxl,image/webp"])
+            #expect(negotiated.header("Content-Type") == "image/jxl")
+            #expect(negotiated.header("Vary") == "Accept")
+            #expect(negotiated.header("Content-Disposition") == "inline; filename=\"a.jxl\"")
+            let image = try negotiated.image()
+            #expect((image.width, image.height) == (40, 30))
+            // Asked for by extension, at a quality: smaller at a lower one.
+            let high = try await client.execute(uri: Fixture.path("w:100/q:95", origin.url("/a.png"), extension: "jxl"), method: .get)
+            let low = try await client.execute(uri: Fixture.path("w:100/q:20", origin.url("/a.png"), extension: "jxl"), method: .get)
+            #expect(ImageFormat(sniffing: high.data) == .jxl)
+            #expect(low.data.count < high.data.count)
         }
     }
 }
