@@ -17,12 +17,15 @@ extension ImagePipeline {
     }
 
     /// Decodes bytes as the decode stage does for `request`: the
-    /// configured decoder and limits, and the request's thumbnail.
+    /// configured decoder and limits, and the request's thumbnail; with
+    /// `colorManagement` instead of the configured one when given.
     ///
     /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/decodingFailed``).
-    package func decode(_ data: Data, for request: ImageRequest) throws -> Image {
+    package func decode(_ data: Data, for request: ImageRequest,
+                        colorManagement: ImageDecodingOptions.ColorManagement? = nil) throws -> Image {
         var options = configuration.decodingOptions
         options.thumbnail = request.thumbnail
+        if let colorManagement { options.colorManagement = colorManagement }
         do {
             return try DecodeStage.decode(data, with: configuration.decoder, options: options)
         } catch {

@@ -34,6 +34,9 @@ public struct ImageServer<Context: RequestContext>: Sendable {
     /// The pipeline that loads and decodes sources: for tests of merged work.
     @_spi(Testing) public var pipeline: ImagePipeline { engine.pipeline }
 
+    /// How many sources the server has decoded (a still or an animation each).
+    @_spi(Testing) public var decodeCount: Int { engine.decodeCount }
+
     /// How many distinct images are being made or wait for a worker.
     @_spi(Testing) public var jobsInProgress: Int { engine.jobsInProgress }
 

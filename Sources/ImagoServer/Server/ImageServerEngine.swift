@@ -59,6 +59,11 @@ final class ImageServerEngine: Sendable {
     private let metrics: ServerMetrics
     /// How many `raw` sources are being streamed; at most as many as downloads.
     private let streams = Locked(0)
+    /// How many sources were decoded, for tests of merged work.
+    private let decodes = Locked(0)
+
+    /// How many sources were decoded (a still or an animation each).
+    var decodeCount: Int { decodes.withLock { $0 } }
 
     init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
@@ -294,22 +299,18 @@ final class ImageServerEngine: Sendable {
         do {
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
-            let loaded: ImageResponse
-            if options.skipProcessingFormats.isEmpty && configuration.maximumAnimationFrames <= 1 {
-                loaded = try await pipeline.image(for: request)
-            } else {
-                // The bytes first: they decide whether to skip, or to animate.
-                let bytes = try await pipeline.sourceBytes(for: request)
-                if !options.skipProcessingFormats.isEmpty,
-                   let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
-                    return kept(skipped, for: key)
-                }
-                if configuration.maximumAnimationFrames > 1,
-                   let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
-                    return kept(animated, for: key)
-                }
-                loaded = try await decoded(bytes, request: request, job: job)
+            // The bytes first: they decide whether to skip or to animate,
+            // and hold the metadata a result may keep.
+            let bytes = try await pipeline.sourceBytes(for: request)
+            if !options.skipProcessingFormats.isEmpty,
+               let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
+                return kept(skipped, for: key)
             }
+            if configuration.maximumAnimationFrames > 1,
+               let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
+                return kept(animated, for: key)
+            }
+            let loaded = try await decoded(bytes, request: request, keepsProfile: Self.keepsProfile(options, format: options.format), job: job)
             let started = DispatchTime.now().uptimeNanoseconds
             let (data, format) = try await job.withSlot {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
@@ -320,7 +321,8 @@ final class ImageServerEngine: Sendable {
                         following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
                     )
                     let image = options.flattened(processed, for: format)
-                    return (try options.encoded(image, as: format, defaultQuality: defaultQuality), format)
+                    let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
+                    return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options), format)
                 }
             }
             let finished = DispatchTime.now().uptimeNanoseconds
@@ -377,16 +379,38 @@ final class ImageServerEngine: Sendable {
         )
     }
 
+    /// Whether a result keeps its source's colour profile: `scp:0`, in
+    /// any format but GIF (which holds none).
+    static func keepsProfile(_ options: ProcessingOptions, format: ProcessingOptions.OutputFormat?) -> Bool {
+        !options.stripsColorProfile && format != .gif
+    }
+
+    /// `encoded` with the source's EXIF as the options say: all of it
+    /// (turned "up") with `strip_metadata` off, only `Artist` and
+    /// `Copyright` with `keep_copyright`, else none; JPEG, PNG and WebP
+    /// results only (EXIF is read from JPEG, PNG and WebP sources).
+    static func withMetadata(_ encoded: Data, format: ProcessingOptions.OutputFormat, source: Data, options: ProcessingOptions) -> Data {
+        guard [.jpeg, .png, .webp].contains(format), !options.stripsMetadata || options.keepsCopyright,
+              let tiff = ExifMetadata.tiff(in: source) else { return encoded }
+        let kept = options.stripsMetadata ? ExifMetadata.copyright(in: tiff) : ExifMetadata.upright(tiff)
+        return kept.map { ExifMetadata.inserting($0, into: encoded, format: format.imageFormat) } ?? encoded
+    }
+
     /// The source decoded as the pipeline decodes it (its decoder, limits
-    /// and the request's thumbnail), in one of the job's slots.
+    /// and the request's thumbnail; its colour profile kept when
+    /// `keepsProfile`), in one of the job's slots.
     private func decoded(
-        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest, job: SharedJob<RenderedImage>
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest, keepsProfile: Bool,
+        job: SharedJob<RenderedImage>
     ) async throws -> ImageResponse {
         let pipeline = self.pipeline
         let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
+        decodes.withLock { $0 += 1 }
         let image = try await job.withSlot {
-            try await workQueue.perform { try pipeline.decode(bytes.data, for: request) }
+            try await workQueue.perform {
+                try pipeline.decode(bytes.data, for: request, colorManagement: keepsProfile ? .keepOriginal : nil)
+            }
         }
         let metrics = ImageTaskMetrics(loadingDuration: bytes.duration,
                                        decodingDuration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
@@ -430,10 +454,13 @@ final class ImageServerEngine: Sendable {
         }
         var decodingOptions = pipeline.configuration.decodingOptions
         decodingOptions.thumbnail = request.thumbnail
+        if Self.keepsProfile(options, format: format) { decodingOptions.colorManagement = .keepOriginal }
+        let source = bytes.data
         let limits = decodingOptions
         let decoder = pipeline.configuration.decoder
         let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
+        decodes.withLock { $0 += 1 }
         let data = try await job.withSlot {
             try await workQueue.perform { () throws -> Data in
                 var writer: (any AnimationWriter)?
@@ -447,7 +474,7 @@ final class ImageServerEngine: Sendable {
                     return true
                 }
                 guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
-                return try writer.finish()
+                return Self.withMetadata(try writer.finish(), format: format, source: source, options: options)
             }
         }
         let finished = DispatchTime.now().uptimeNanoseconds

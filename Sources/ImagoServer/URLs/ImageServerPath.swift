@@ -200,6 +200,9 @@ public struct ImageServerPath: Sendable, Hashable {
             parts.append("skp:" + options.skipProcessingFormats.map(\.rawValue).sorted().joined(separator: ":"))
         }
         if options.isRaw { parts.append("raw:1") }
+        if !options.stripsMetadata { parts.append("sm:0") }
+        if !options.keepsCopyright { parts.append("kcr:0") }
+        if !options.stripsColorProfile { parts.append("scp:0") }
         if let quality = options.quality { parts.append("q:\(quality)") }
         if let blur = options.blur { parts.append("bl:\(Self.number(blur))") }
         switch encoding {
@@ -471,16 +474,15 @@ public struct ImageServerPath: Sendable, Hashable {
         case "raw":
             try expectCount(1...1)
             options.isRaw = try boolean(arguments[0], "raw")
-        case "strip_metadata", "sm", "strip_color_profile", "scp", "keep_copyright", "kcr":
-            // Output never carries the source's metadata or profile (pixels
-            // are converted to sRGB as they are decoded): the values that
-            // say so are accepted, the others refused.
+        case "strip_metadata", "sm":
             try expectCount(1...1)
-            let value = try boolean(arguments[0], String(name))
-            let keeps = ["keep_copyright", "kcr"].contains(name) ? value : !value
-            guard !keeps else {
-                throw bad("\(name):\(arguments[0]) is not supported: results carry no metadata and no colour profile (they are sRGB)")
-            }
+            options.stripsMetadata = try boolean(arguments[0], "strip_metadata")
+        case "keep_copyright", "kcr":
+            try expectCount(1...1)
+            options.keepsCopyright = try boolean(arguments[0], "keep_copyright")
+        case "strip_color_profile", "scp":
+            try expectCount(1...1)
+            options.stripsColorProfile = try boolean(arguments[0], "strip_color_profile")
         case "quality", "q":
             try expectCount(1...1)
             options.quality = try quality(arguments[0])

@@ -324,6 +324,19 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// the source's own. The bytes are still checked: the source policy,
     /// the size limit, and the pixel limit read from the header.
     public var skipProcessingFormats: Set<ImageFormat> = []
+    /// Whether the source's metadata is left out of the result
+    /// (`strip_metadata`, default on as imgproxy's): then only what
+    /// ``keepsCopyright`` keeps is written; off, the source's EXIF is kept
+    /// (its orientation set to "up", since the pixels are turned upright).
+    public var stripsMetadata: Bool = true
+    /// Whether stripping keeps the EXIF `Artist` and `Copyright` (`keep_copyright`,
+    /// default on as imgproxy's).
+    public var keepsCopyright: Bool = true
+    /// Whether the result is converted to sRGB with no profile
+    /// (`strip_color_profile`, default on as imgproxy's); off, the pixels
+    /// stay in the source's colour space and its ICC profile is embedded
+    /// (not in GIF, which holds none).
+    public var stripsColorProfile: Bool = true
     /// The watermark to draw over the result; `nil` draws none.
     public var watermark: Watermark?
     /// Whether the source is streamed through unchanged (`raw`): no

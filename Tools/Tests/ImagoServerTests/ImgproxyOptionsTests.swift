@@ -298,20 +298,10 @@ import Testing
     }
 }
 
-/// The metadata options state what the server always does.
-@Suite struct MetadataOptionsTests {
+/// Extend's gravity is checked even when extending is off.
+@Suite struct ExtendParsingTests {
     func parse(_ options: String) throws -> ProcessingOptions {
         try ImageServerPath(parsing: "/insecure/\(options)/plain/http%3A%2F%2Fx%2Fa.png").options
-    }
-
-    @Test func whatTheServerDoesIsAcceptedAndTheRestRefused() throws {
-        for accepted in ["sm:1", "strip_metadata:t", "scp:1", "strip_color_profile:true", "kcr:0", "keep_copyright:f"] {
-            #expect(try parse(accepted) == ProcessingOptions(), "\(accepted)")
-        }
-        for refused in ["sm:0", "scp:0", "kcr:1"] {
-            let error = #expect(throws: ImageServerError.self) { try parse(refused) }
-            #expect(error?.message.contains("not supported") == true)
-        }
     }
 
     @Test func aDisabledExtendStillChecksItsGravity() throws {
