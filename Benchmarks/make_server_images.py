@@ -6,7 +6,10 @@ Writes COUNT (default 240) images of 0.3 to 1.5 megapixels in several aspect
 ratios, landscape and portrait, into OUTPUT_DIR/server/: three quarters JPEG
 (quality 85 to 92), one quarter PNG (RGB). Also writes one 4000x3000 JPEG,
 OUTPUT_DIR/server-12mp/photo-00.jpg, and 63 symbolic links to it under other
-names (distinct URLs for the memory test). The content compresses like a
+names (distinct URLs for the memory test); 24 animated GIFs of 320x240 to
+480x360 with 12 to 24 frames (shapes moving over a photo-like background),
+OUTPUT_DIR/server-animated/; and a 160x48 half-transparent watermark,
+OUTPUT_DIR/watermark.png. The content compresses like a
 photograph: smooth colour fields (small random images upscaled bicubically)
 at two scales, some sharp shapes and edges, a few of them softened, and mild
 per-pixel noise. Pillow only; a fixed seed per image. Skips the work when
@@ -19,7 +22,7 @@ import sys
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
-VERSION = "2"
+VERSION = "3"
 ASPECTS = [4 / 3, 3 / 2, 16 / 9, 1.0, 5 / 4, 3 / 4, 2 / 3, 9 / 16, 4 / 5, 2.0]
 
 
@@ -69,6 +72,32 @@ def photo(rng, width, height):
     return ImageChops.add(image, noise, 1.0, -128)
 
 
+def animation(rng, width, height, frames):
+    """Frames of shapes moving over one photo-like background."""
+    background = photo(rng, width, height)
+    shapes = [((rng.randrange(256), rng.randrange(256), rng.randrange(256)), rng.randint(20, 60),
+               rng.randrange(width), rng.randrange(height), rng.randint(-12, 12), rng.randint(-12, 12)) for _ in range(5)]
+    result = []
+    for index in range(frames):
+        frame = background.copy()
+        draw = ImageDraw.Draw(frame)
+        for colour, radius, x, y, dx, dy in shapes:
+            cx, cy = (x + dx * index) % width, (y + dy * index) % height
+            draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=colour)
+        result.append(frame)
+    return result
+
+
+def watermark():
+    """A 160x48 logo: a rounded white plate, half transparent, with dark bars."""
+    image = Image.new("RGBA", (160, 48), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((0, 0, 159, 47), radius=12, fill=(255, 255, 255, 140))
+    for index in range(6):
+        draw.rectangle((14 + index * 23, 12, 28 + index * 23, 36), fill=(20, 30, 60, 220))
+    return image
+
+
 def size_for(rng, megapixels_range):
     megapixels = rng.uniform(*megapixels_range)
     aspect = rng.choice(ASPECTS)
@@ -85,7 +114,8 @@ def main():
         return
     folder = os.path.join(root, "server")
     large = os.path.join(root, "server-12mp")
-    for directory in (folder, large):
+    animated = os.path.join(root, "server-animated")
+    for directory in (folder, large, animated):
         os.makedirs(directory, exist_ok=True)
         for name in os.listdir(directory):
             os.remove(os.path.join(directory, name))
@@ -101,6 +131,13 @@ def main():
     photo(rng, 4000, 3000).save(os.path.join(large, "photo-00.jpg"), quality=88)
     for index in range(1, 64):
         os.symlink("photo-00.jpg", os.path.join(large, f"photo-{index:02d}.jpg"))
+    for index in range(24):
+        rng = random.Random(5000 + index)
+        width = rng.randint(320, 480)
+        frames = animation(rng, width, width * 3 // 4, rng.randint(12, 24))
+        frames[0].save(os.path.join(animated, f"anim-{index:02d}.gif"), save_all=True, append_images=frames[1:],
+                       duration=rng.choice([40, 60, 80, 100]), loop=0)
+    watermark().save(os.path.join(root, "watermark.png"))
     open(stamp, "w").write(expected)
 
 
