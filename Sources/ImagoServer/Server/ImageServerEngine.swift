@@ -65,6 +65,7 @@ final class ImageServerEngine: Sendable {
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
+        pipelineConfiguration.decoder = SVGAwareDecoder(wrapping: pipelineConfiguration.decoder)
         pipelineConfiguration.dataLoader = loader
         pipelineConfiguration.dataCache = configuration.dataCache
         // Outputs are kept encoded (`outputs`); bitmaps are not kept.
@@ -116,7 +117,9 @@ final class ImageServerEngine: Sendable {
         let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
                                              attachment: parsed.options.returnsAttachment)
         if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, maximumAge: maximumAge) }
-        let choice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
+        // A path that names svg leaves nothing to negotiate.
+        let choice = parsed.options.requestsSVG ? (format: nil, variesWithAccept: false)
+            : configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
         var chosen = parsed.options
         chosen.format = choice.format
         // What only shapes the headers is not part of the render's identity.
@@ -284,7 +287,8 @@ final class ImageServerEngine: Sendable {
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
             let loaded: ImageResponse
-            if options.skipProcessingFormats.isEmpty {
+            // With no output format, an SVG source may be answered as SVG: its bytes decide.
+            if options.skipProcessingFormats.isEmpty && options.format != nil {
                 loaded = try await pipeline.image(for: request)
             } else {
                 switch try await sourceOrSkipped(request, options: options, requestedFormat: key.requestedFormat, job: job) {
@@ -347,6 +351,7 @@ final class ImageServerEngine: Sendable {
         job: SharedJob<RenderedImage>
     ) async throws -> SkippedOrDecoded {
         let bytes = try await pipeline.sourceBytes(for: request)
+        if let document = try await svgAnswer(bytes, options: options, job: job) { return .skipped(document) }
         let sourceFormat = ImageFormat(sniffing: bytes.data)
         let pipeline = self.pipeline
         let workQueue = pipeline.configuration.workQueue
@@ -432,8 +437,9 @@ final class ImageServerEngine: Sendable {
         if EntityTag.matches(ifNoneMatch, etag: rendered.etag) {
             return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: outcome)
         }
-        headers.append(("Content-Type", rendered.format.mimeType))
-        headers.append(("Content-Disposition", disposition.value(extension: rendered.format.fileExtension)))
+        headers.append(("Content-Type", rendered.mimeType))
+        headers.append(("Content-Disposition", disposition.value(extension: rendered.fileExtension)))
+        headers += rendered.documentHeaders
         headers.append(("Server-Timing", rendered.serverTiming))
         return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
     }
