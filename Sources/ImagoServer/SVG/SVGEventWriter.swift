@@ -37,6 +37,10 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
     private var style = ""
     /// What is left of the embedded images' pixel budget.
     private var embeddedPixels: Int
+    /// The elements kept, for counting what their `use`s draw.
+    private(set) var instances = SVGInstanceCount()
+    /// The open elements that are kept, as ``instances`` numbers them.
+    private var keptElements: [Int] = []
 
     /// Creates a writer for one document.
     init(sanitizer: SVGSanitizer) {
@@ -66,7 +70,8 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
         let namespace = self.namespace(of: prefix)
         if depth == 1 {
             guard local == "svg", namespace == SVGSanitizer.svgNamespace else {
-                return fail(.notSVG("the root element is \(elementName.prefix(40)) in namespace \(namespace?.prefix(80) ?? "none")"), parser)
+                let found = "the root element is \(elementName.prefix(40)) in namespace \(namespace?.prefix(80) ?? "none")"
+                return fail(.notSVG(found), parser)
             }
             sawRoot = true
         }
@@ -75,10 +80,12 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             return
         }
         output += "<" + elementName
-        for (name, value) in sanitizedAttributes(attributeDict) {
+        let attributes = sanitizedAttributes(attributeDict)
+        for (name, value) in attributes {
             output += " " + name + "=\"" + Self.escapedAttribute(value) + "\""
         }
         output += ">"
+        keptElements.append(record(local: local, attributes: attributes))
         if local == "style" { styleDepth = depth }
     }
 
@@ -97,6 +104,7 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             (styleDepth, style) = (nil, "")
         }
         output += "</" + elementName + ">"
+        keptElements.removeLast()
     }
 
     // MARK: Text
@@ -179,6 +187,19 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             return Self.split(target.trimmingCharacters(in: .whitespacesAndNewlines)).local.lowercased() == "href"
         }
         return false
+    }
+
+    /// Records a kept element in ``instances``: its `id` (or `xml:id`), and
+    /// for a `use`, the element its `href` (else `xlink:href`) names.
+    private func record(local: String, attributes: [(String, String)]) -> Int {
+        let id = attributes.first { $0.0 == "id" || $0.0 == "xml:id" }?.1
+        var target: String?
+        if local == "use" {
+            let references = attributes.filter { Self.split($0.0).local == "href" }
+            let reference = (references.first { $0.0 == "href" } ?? references.first)?.1.trimmingCharacters(in: .whitespacesAndNewlines)
+            target = reference.flatMap { $0.hasPrefix("#") ? String($0.dropFirst()) : nil }
+        }
+        return instances.record(parent: keptElements.last, id: id, useTarget: target)
     }
 
     /// The attributes kept, namespace declarations first, then by name;

@@ -35,7 +35,8 @@ import ImagoCodecs
 ///   no `url(...)` but `url(#...)`.
 /// - Comments and processing instructions (`<?xml-stylesheet?>`) are dropped.
 /// - Elements nest at most ``maximumDepth`` deep, and there are at most
-///   ``maximumElementCount`` of them.
+///   ``maximumElementCount`` of them; with every `use` expanded, at most
+///   ``maximumInstanceCount`` are drawn, and no `use` draws itself.
 /// - Any XML error (a mismatched tag, an undefined entity or namespace
 ///   prefix) refuses the document, as browsers do.
 ///
@@ -52,15 +53,19 @@ public struct SVGSanitizer: Sendable {
     public var maximumDepth: Int
     /// How many elements a document may have. Default: 100,000.
     public var maximumElementCount: Int
+    /// How many elements a document may draw, each `use` counting its
+    /// target's elements again. Default: 100,000.
+    public var maximumInstanceCount: Int
     /// How many pixels the embedded (`data:`) images may have together.
     /// Default: 50 megapixels, the decoders' default.
     public var maximumEmbeddedPixelCount: Int
 
     /// Creates a sanitizer with these limits.
-    public init(maximumDepth: Int = 256, maximumElementCount: Int = 100_000,
+    public init(maximumDepth: Int = 256, maximumElementCount: Int = 100_000, maximumInstanceCount: Int = 100_000,
                 maximumEmbeddedPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
         self.maximumDepth = maximumDepth
         self.maximumElementCount = maximumElementCount
+        self.maximumInstanceCount = maximumInstanceCount
         self.maximumEmbeddedPixelCount = maximumEmbeddedPixelCount
     }
 
@@ -83,6 +88,9 @@ public struct SVGSanitizer: Sendable {
             throw .malformed("XML error \((parser.parserError as NSError?)?.code ?? 0) at line \(parser.lineNumber)")
         }
         guard writer.sawRoot else { throw .notSVG("the document has no root element") }
+        guard let drawn = writer.instances.total(limit: maximumInstanceCount), drawn <= maximumInstanceCount else {
+            throw .tooManyInstances(limit: maximumInstanceCount)
+        }
         return Data(writer.output.utf8)
     }
 

@@ -15,6 +15,10 @@ public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertib
     case tooDeep(limit: Int)
     /// The document has more elements than the limit.
     case tooManyElements(limit: Int)
+    /// With its `use` elements expanded, the document draws more elements
+    /// than the limit (the billion laughs, made of `use`), or a `use`
+    /// refers to an element that contains it.
+    case tooManyInstances(limit: Int)
     /// The XML is not well-formed (or uses an undeclared namespace prefix
     /// or an undefined entity).
     case malformed(String)
@@ -26,6 +30,7 @@ public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertib
         case .notSVG(let detail): "the document is not an SVG: \(detail)"
         case .tooDeep(let limit): "the SVG nests elements more than \(limit) deep"
         case .tooManyElements(let limit): "the SVG has more than \(limit) elements"
+        case .tooManyInstances(let limit): "the SVG's use elements draw more than \(limit) elements, or one draws itself"
         case .malformed(let detail): "the SVG is not well-formed XML: \(detail)"
         }
     }

@@ -5,6 +5,30 @@ import Foundation
 import Imago
 
 extension ImageServerEngine {
+    /// Whether a render reads the source's bytes before it decodes them
+    /// (as `skip_processing` does), because it will likely answer with an
+    /// SVG document: the path names `svg`, or names no format for a source
+    /// whose address ends in `.svg`. The address only picks the route; the
+    /// bytes decide what the source is. Other renders decode through the
+    /// pipeline (sharing decodes), and ``svgAnswer(decoded:options:job:)``
+    /// catches an SVG source at another address.
+    func readsBytesFirst(_ source: URL, options: ProcessingOptions) -> Bool {
+        options.requestsSVG || (options.format == nil && source.pathExtension.lowercased() == "svg")
+    }
+
+    /// The answer for a source the pipeline decoded, when it turned out to
+    /// be an SVG document (decoded with no raster format) and the render
+    /// has no output format: its bytes are read again, through the data
+    /// stage (from the disk cache when there is one), and answered as
+    /// ``svgAnswer(_:options:job:)`` says. `nil` otherwise, or when the
+    /// bytes read again are no longer SVG.
+    func svgAnswer(
+        decoded loaded: ImageResponse, options: ProcessingOptions, job: SharedJob<RenderedImage>
+    ) async throws -> RenderedImage? {
+        guard loaded.format == nil, options.format == nil else { return nil }
+        return try await svgAnswer(pipeline.sourceBytes(for: loaded.request), options: options, job: job)
+    }
+
     /// The answer for an SVG source asked for as SVG, or `nil` when the
     /// source is rendered as usual.
     ///

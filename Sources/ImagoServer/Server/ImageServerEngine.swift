@@ -287,9 +287,9 @@ final class ImageServerEngine: Sendable {
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
             let loaded: ImageResponse
-            // With no output format, an SVG source may be answered as SVG: its bytes decide.
-            if options.skipProcessingFormats.isEmpty && options.format != nil {
+            if options.skipProcessingFormats.isEmpty && !readsBytesFirst(source, options: options) {
                 loaded = try await pipeline.image(for: request)
+                if let document = try await svgAnswer(decoded: loaded, options: options, job: job) { return kept(document, for: key) }
             } else {
                 switch try await sourceOrSkipped(request, options: options, requestedFormat: key.requestedFormat, job: job) {
                 case .decoded(let response): loaded = response

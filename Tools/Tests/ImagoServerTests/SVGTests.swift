@@ -110,13 +110,34 @@ import Testing
         }
     }
 
+    @Test func textGradientsAndUsesAreDrawn() async throws {
+        let svg = Self.document(##"""
+            <defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/><stop offset="1" stop-color="#000"/></linearGradient>
+            <rect id="r" width="10" height="10"/></defs><rect width="80" height="40" fill="url(#g)"/>
+            <use href="#r" x="65" y="0" fill="#ff0000"/><text x="4" y="30" font-size="20" font-family="sans-serif">Imago</text>
+            """##, attributes: #"width="80" height="40""#)
+        let origin = try await Fixture.origin(["/text.svg": .ok(svg, contentType: "image/svg+xml")])
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let response = try await client.execute(uri: Fixture.path("", origin.url("/text.svg"), extension: "png"), method: .get)
+            #expect(response.status == .ok)
+            let image = try response.image()
+            #expect((image.width, image.height) == (80, 40))
+            #expect(image.pixel(x: 70, y: 5) == [255, 0, 0, 255], "the use of #r, filled red")
+            #expect(image.pixel(x: 1, y: 38)[0] > image.pixel(x: 78, y: 38)[0] + 100, "the gradient, white to black")
+        }
+    }
+
     // MARK: SVG answered as SVG
 
     @Test func anSVGSourceAskedForAsSVGIsSanitised() async throws {
         let hostile = Self.document("""
             <script>alert(1)</script><rect width="20" height="20" fill="red" onclick="alert(2)"/>
             """, attributes: #"width="20" height="20" onload="alert(3)""#)
-        let origin = try await Fixture.origin(["/x.svg": .ok(hostile, contentType: "image/svg+xml"), "/a.png": .ok(Fixture.png, contentType: "image/png")])
+        let origin = try await Fixture.origin([
+            "/x.svg": .ok(hostile, contentType: "image/svg+xml"),
+            "/drawing": .ok(hostile, contentType: "image/svg+xml"),
+            "/a.png": .ok(Fixture.png, contentType: "image/png"),
+        ])
         try await Fixture.withServer(Fixture.configuration { $0.formatNegotiation = FormatNegotiation(automatic: [.webp]) }) { client, _ in
             for path in [Fixture.path("", origin.url("/x.svg")), Fixture.path("", origin.url("/x.svg"), extension: "svg"),
                          Fixture.path("f:svg/rs:fit:5:5", origin.url("/x.svg"))] {
@@ -130,6 +151,11 @@ import Testing
                 #expect(!text.contains("script") && !text.contains("alert") && !text.contains("onload"), "\(text)")
                 #expect(text.contains(#"<rect fill="red" height="20" width="20"></rect>"#), "\(text)")
             }
+            // At an address without .svg, the bytes still decide (the pipeline draws it, then it is read again).
+            let unnamed = try await client.execute(uri: Fixture.path("", origin.url("/drawing")), method: .get)
+            #expect(unnamed.header("Content-Type") == "image/svg+xml")
+            #expect(unnamed.header("Content-Disposition") == "inline; filename=\"drawing.svg\"")
+            #expect(!String(decoding: unnamed.data, as: UTF8.self).contains("script"))
             // A client that takes WebP gets one when the path names no format.
             let negotiated = try await client.execute(uri: Fixture.path("", origin.url("/x.svg")), method: .get, headers: [.accept: "image/webp"])
             #expect(negotiated.header("Content-Type") == "image/webp")
@@ -245,15 +271,21 @@ import Testing
             do { _ = try sanitizer.sanitized(Data(svg.utf8)) } catch { return error }
             return nil
         }
-        #expect(refusal(#"<html xmlns="http://www.w3.org/1999/xhtml"/>"#) == .notSVG("the root element is html in namespace http://www.w3.org/1999/xhtml"))
+        #expect(refusal(#"<html xmlns="http://www.w3.org/1999/xhtml"/>"#)
+            == .notSVG("the root element is html in namespace http://www.w3.org/1999/xhtml"))
         #expect(refusal("<svg/>") == .notSVG("the root element is svg in namespace none"))
         #expect(refusal(#"<svg xmlns="http://www.w3.org/2000/svg"><g></svg>"#).map { if case .malformed = $0 { true } else { false } } == true)
         #expect(refusal(#"<svg xmlns="http://www.w3.org/2000/svg">&nbsp;</svg>"#).map { if case .malformed = $0 { true } else { false } } == true)
-        #expect(refusal(#"<?xml version="1.0" encoding="UTF-7"?><svg xmlns="http://www.w3.org/2000/svg"/>"#) == .unsupportedEncoding("the declared encoding \"utf-7\""))
+        #expect(refusal(#"<?xml version="1.0" encoding="UTF-7"?><svg xmlns="http://www.w3.org/2000/svg"/>"#)
+            == .unsupportedEncoding("the declared encoding \"utf-7\""))
         #expect(refusal("<!DOCTYPE svg [ ]><svg/>") == .markupDeclaration("a DOCTYPE with an internal subset"))
         #expect(refusal(#"<svg xmlns="http://www.w3.org/2000/svg"><!-- <!ENTITY --></svg>"#) == .markupDeclaration("ENTITY declaration"))
         let deep = String(repeating: "<g>", count: 300) + String(repeating: "</g>", count: 300)
         #expect(refusal(#"<svg xmlns="http://www.w3.org/2000/svg">\#(deep)</svg>"#) == .tooDeep(limit: 256))
+        let loop = ##"<g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g>"##
+        #expect(refusal(#"<svg xmlns="http://www.w3.org/2000/svg">\#(loop)</svg>"#) == .tooManyInstances(limit: 100_000))
+        let shared = ##"<g id="a"><rect/></g><use href="#a"/><use href="#a"/><g id="b"><use href="#a"/></g><use href="#b"/>"##
+        #expect(refusal(#"<svg xmlns="http://www.w3.org/2000/svg">\#(shared)</svg>"#) == nil, "a target used often is no loop")
         let many = String(repeating: "<g/>", count: 20)
         #expect(throws: SVGSanitizingError.tooManyElements(limit: 10)) {
             try SVGSanitizer(maximumElementCount: 10).sanitized(Data(#"<svg xmlns="http://www.w3.org/2000/svg">\#(many)</svg>"#.utf8))
@@ -264,7 +296,8 @@ import Testing
     }
 
     @Test func svgIsRecognisedByItsBytes() {
-        for svg in ["<svg/>", "\u{FEFF} \n<?xml version=\"1.0\"?><!-- c --><!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x.dtd\">\n<svg a=\"1\">",
+        for svg in ["<svg/>",
+                    "\u{FEFF} \n<?xml version=\"1.0\"?><!-- c --><!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x.dtd\">\n<svg a=\"1\">",
                     "<!DOCTYPE svg [<!ENTITY a \"]>\"> <!-- ] -->]><svg>", "<s:svg xmlns:s=\"http://www.w3.org/2000/svg\">"] {
             #expect(SVGSanitizer.looksLikeSVG(Data(svg.utf8)), "\(svg)")
         }
@@ -285,6 +318,15 @@ import Testing
         return Data((text + #"]><svg xmlns="http://www.w3.org/2000/svg"><text>&lol9;</text></svg>"#).utf8)
     }()
 
+    /// Billion laughs with `use`: nine groups, each ten uses of the one before.
+    static let useBomb: Data = {
+        var body = #"<defs><rect id="u0" width="1" height="1"/>"#
+        for level in 1...9 {
+            body += "<g id=\"u\(level)\">" + String(repeating: "<use href=\"#u\(level - 1)\"/>", count: 10) + "</g>"
+        }
+        return document(body + ##"</defs><use href="#u9"/>"##)
+    }()
+
     @Test func hostileDocumentsGetTheirStatusesAndLoadNothing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-svg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -300,6 +342,7 @@ import Testing
         let size = #"width="40" height="40""#
         let documents: [String: Data] = [
             "/laughs.svg": Self.billionLaughs,
+            "/uses.svg": Self.useBomb,
             "/entity.svg": Data(#"""
                 <?xml version="1.0"?><!DOCTYPE svg [<!ENTITY xxe SYSTEM "\#(origin.url("/secret.txt"))">]>
                 <svg xmlns="http://www.w3.org/2000/svg"><text>&xxe;</text></svg>
@@ -308,13 +351,16 @@ import Testing
                 <?xml version="1.0"?><!DOCTYPE svg SYSTEM "\#(origin.url("/evil.dtd"))">
                 <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>
                 """#.utf8),
-            "/file.svg": Self.document(white + #"<image href="\#(redFile.absoluteString)" width="40" height="40"/><image xlink:href="\#(redFile.path)" width="40" height="40"/>"#, attributes: size),
+            "/file.svg": Self.document(white + #"""
+                <image href="\#(redFile.absoluteString)" width="40" height="40"/><image xlink:href="\#(redFile.path)" width="40" height="40"/>
+                """#, attributes: size),
             "/http.svg": Self.document(white + """
                 <style>@import url(\(origin.url("/evil.css"))); rect { fill: url(\(red)) }</style>
                 <image href="\(red)" width="40" height="40"/><image xlink:href="\(red)" width="40" height="40"/>
                 <rect width="40" height="40" style="fill: url('\(red)')"/><feImage href="\(red)"/>
                 """, attributes: size),
-            "/data.svg": Self.document(#"<image href="data:image/png;base64,\#(Self.redPNG.base64EncodedString())" width="40" height="40"/>"#, attributes: size),
+            "/data.svg": Self.document(
+                #"<image href="data:image/png;base64,\#(Self.redPNG.base64EncodedString())" width="40" height="40"/>"#, attributes: size),
             "/huge.svg": Self.document("<rect width=\"100000\" height=\"100000\"/>", attributes: #"width="100000" height="100000""#),
             "/deep.svg": Self.document(String(repeating: "<g>", count: 10_000) + String(repeating: "</g>", count: 10_000)),
         ]
@@ -325,6 +371,7 @@ import Testing
             }
             for format in ["png", nil] as [String?] {
                 for (path, code) in [("/laughs.svg", "undecodable"), ("/entity.svg", "undecodable"), ("/deep.svg", "undecodable"),
+                                     ("/uses.svg", "undecodable"),
                                      ("/huge.svg", "source_too_large")] {
                     let started = Date()
                     let response = try await get(path, format)
