@@ -125,6 +125,12 @@ let package = Package(
             name: "CGif",
             providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
         ),
+        // librsvg (with cairo): the image server's SVG sources, rasterised after sanitising.
+        // Its shim declares what it uses: librsvg's pkg-config flags carry -pthread, which SwiftPM refuses.
+        .systemLibrary(
+            name: "CRsvg",
+            providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]
+        ),
         // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
         .target(
             name: "ImagoCodecs",
@@ -160,6 +166,8 @@ let package = Package(
                 // own minimum (macOS 10.15.4) holds on Apple platforms.
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(platforms: [.linux], traits: ["Server"])),
+                // SVG sources are rasterised on Linux only, like the server's HTTP side.
+                .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
             ],
             swiftSettings: swiftSettings
         ),

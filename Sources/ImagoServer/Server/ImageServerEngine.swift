@@ -74,6 +74,7 @@ final class ImageServerEngine: Sendable {
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
+        pipelineConfiguration.decoder = SVGAwareDecoder(wrapping: pipelineConfiguration.decoder)
         pipelineConfiguration.dataLoader = loader
         pipelineConfiguration.dataCache = configuration.dataCache
         // Outputs are kept encoded (`outputs`); bitmaps are not kept.
@@ -129,7 +130,9 @@ final class ImageServerEngine: Sendable {
         let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
                                              attachment: parsed.options.returnsAttachment)
         if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, maximumAge: maximumAge) }
-        let choice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
+        // A path that names svg leaves nothing to negotiate.
+        let choice = parsed.options.requestsSVG ? (format: nil, variesWithAccept: false)
+            : configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
         var chosen = parsed.options
         chosen.format = choice.format
         // What only shapes the headers is not part of the render's identity.
@@ -302,6 +305,7 @@ final class ImageServerEngine: Sendable {
             // The bytes first: they decide whether to skip or to animate,
             // and hold the metadata a result may keep.
             let bytes = try await pipeline.sourceBytes(for: request)
+            if let document = try await svgAnswer(bytes, options: options, job: job) { return kept(document, for: key) }
             if !options.skipProcessingFormats.isEmpty,
                let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
                 return kept(skipped, for: key)
@@ -539,8 +543,9 @@ final class ImageServerEngine: Sendable {
         if EntityTag.matches(ifNoneMatch, etag: rendered.etag) {
             return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: outcome)
         }
-        headers.append(("Content-Type", rendered.format.mimeType))
-        headers.append(("Content-Disposition", disposition.value(extension: rendered.format.fileExtension)))
+        headers.append(("Content-Type", rendered.mimeType))
+        headers.append(("Content-Disposition", disposition.value(extension: rendered.fileExtension)))
+        headers += rendered.documentHeaders
         headers.append(("Server-Timing", rendered.serverTiming))
         return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
     }

@@ -6,8 +6,8 @@ import Imago
 struct RenderedImage: Sendable {
     /// The encoded bytes.
     var data: Data
-    /// Their format.
-    var format: ImageFormat
+    /// Their format; `nil` for a source's sanitised SVG document.
+    var format: ImageFormat?
     /// The strong entity tag, quoted.
     var etag: String
     /// Where the source came from (`memory`, `disk`, `network`).
@@ -18,6 +18,20 @@ struct RenderedImage: Sendable {
     var sourceMetrics: ImageTaskMetrics
     /// Seconds spent processing and encoding for this output.
     var renderingTime: Double
+
+    /// The `Content-Type`.
+    var mimeType: String { format?.mimeType ?? "image/svg+xml" }
+    /// The file extension for `Content-Disposition`.
+    var fileExtension: String { format?.fileExtension ?? "svg" }
+    /// Headers an SVG document is sent with, so that a browser that opens
+    /// it runs nothing and loads nothing (as for `raw` answers); none for images.
+    var documentHeaders: [(name: String, value: String)] {
+        guard format == nil else { return [] }
+        return [
+            ("X-Content-Type-Options", "nosniff"),
+            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
+        ]
+    }
 
     /// The `Server-Timing` header: wait, load, decode and render, in milliseconds.
     var serverTiming: String {

@@ -97,7 +97,7 @@ public struct ImageServerPath: Sendable, Hashable {
             isInfo = true
             index += 1
         }
-        var extensionFormat: ProcessingOptions.OutputFormat?
+        var extensionFormat: Substring?
         if presets.onlyPresets {
             if index < segments.endIndex, segments[index] != "plain" {
                 for name in segments[index].split(separator: ":") {
@@ -119,7 +119,7 @@ public struct ImageServerPath: Sendable, Hashable {
             guard !rest.isEmpty else { throw Self.bad("the path has no source URL after plain/") }
             var encoded = Substring(rest)
             if let at = encoded.lastIndex(of: "@") {
-                extensionFormat = try Self.format(named: encoded[encoded.index(after: at)...])
+                extensionFormat = encoded[encoded.index(after: at)...]
                 encoded = encoded[..<at]
             }
             guard let decoded = encoded.removingPercentEncoding else { throw Self.bad("the source URL has a bad percent-encoding") }
@@ -128,7 +128,7 @@ public struct ImageServerPath: Sendable, Hashable {
             // Base64url, perhaps split over several segments.
             var encoded = segments[index...].joined()
             if let dot = encoded.lastIndex(of: ".") {
-                extensionFormat = try Self.format(named: encoded[encoded.index(after: dot)...])
+                extensionFormat = Substring(encoded[encoded.index(after: dot)...])
                 encoded = String(encoded[..<dot])
             }
             guard let data = SigningKey.data(base64URL: encoded), let decoded = String(data: data, encoding: .utf8) else {
@@ -140,8 +140,12 @@ public struct ImageServerPath: Sendable, Hashable {
         guard let source = URL(string: sourceText), source.scheme != nil else {
             throw Self.bad("the source is not an absolute URL: \(sourceText.prefix(200))")
         }
-        // A raw path is not converted: its extension names no output format (as imgproxy).
-        if let extensionFormat, !options.isRaw { options.format = extensionFormat }
+        if let extensionFormat {
+            var named = options
+            try Self.setFormat(named: extensionFormat, in: &named)
+            // A raw path is not converted: its extension names no output format (as imgproxy).
+            if !options.isRaw { options = named }
+        }
         self.options = options
         self.source = source
         if infoFirst { isInfo = true }
@@ -205,15 +209,16 @@ public struct ImageServerPath: Sendable, Hashable {
         if !options.stripsColorProfile { parts.append("scp:0") }
         if let quality = options.quality { parts.append("q:\(quality)") }
         if let blur = options.blur { parts.append("bl:\(Self.number(blur))") }
+        let formatName = options.requestsSVG ? "svg" : options.format?.rawValue
         switch encoding {
         case .plain:
             var allowed = CharacterSet.alphanumerics
             allowed.insert(charactersIn: "-._~")
             let encoded = source.absoluteString.addingPercentEncoding(withAllowedCharacters: allowed) ?? source.absoluteString
             parts.append("plain")
-            parts.append(encoded + (options.format.map { "@" + $0.rawValue } ?? ""))
+            parts.append(encoded + (formatName.map { "@" + $0 } ?? ""))
         case .base64:
-            parts.append(SigningKey.base64URL(Data(source.absoluteString.utf8)) + (options.format.map { "." + $0.rawValue } ?? ""))
+            parts.append(SigningKey.base64URL(Data(source.absoluteString.utf8)) + (formatName.map { "." + $0 } ?? ""))
         }
         return "/" + parts.joined(separator: "/")
     }
@@ -243,6 +248,16 @@ public struct ImageServerPath: Sendable, Hashable {
             throw bad("unknown output format \"\(name.prefix(20))\" (jpg, jpeg, png, webp, avif, gif or jxl)")
         }
         return format
+    }
+
+    /// Sets the output format `name` names: one of ``ProcessingOptions/OutputFormat``,
+    /// or `svg` (``ProcessingOptions/requestsSVG``); each clears the other.
+    private static func setFormat(named name: Substring, in options: inout ProcessingOptions) throws(ImageServerError) {
+        if name.lowercased() == "svg" {
+            (options.format, options.requestsSVG) = (nil, true)
+        } else {
+            (options.format, options.requestsSVG) = (try format(named: name), false)
+        }
     }
 
     /// Applies the preset `name`'s options; a preset already in `used`
@@ -488,7 +503,7 @@ public struct ImageServerPath: Sendable, Hashable {
             options.quality = try quality(arguments[0])
         case "format", "f", "ext":
             try expectCount(1...1)
-            options.format = try format(named: arguments[0])
+            try setFormat(named: arguments[0], in: &options)
         case "blur", "bl":
             try expectCount(1...1)
             options.blur = try sigma(arguments[0], "blur")

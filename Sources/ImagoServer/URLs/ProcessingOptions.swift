@@ -299,6 +299,11 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// WebP for clients that accept it when automatic WebP is on, else the
     /// source's format).
     public var format: OutputFormat?
+    /// Whether the path names `svg` as the output format (`f:svg`, `@svg`,
+    /// `.svg`): an SVG source is answered with its sanitised document, and
+    /// any other source is refused (`400 bad_options`). ``format`` is then
+    /// `nil`, and the client's `Accept` picks no other format.
+    public var requestsSVG: Bool = false
     /// The Gaussian blur's sigma; `nil` (or 0) does not blur.
     public var blur: Double?
     /// The sharpening's sigma (an unsharp mask after any blur); `nil` does not sharpen.

@@ -31,7 +31,8 @@ struct Serve: AsyncParsableCommand {
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
         Without a format in the URL (or JPEG XL, AVIF or WebP from --auto-jxl, --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
-        PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha. Without q: \
+        PNG for GIF; JPEG for HEIC and JPEG XL; PNG instead of JPEG for an image with alpha; \
+        for an SVG source, its sanitised SVG (also with @svg or f:svg; rasterised for any other format). Without q: \
         jpeg 85, webp 80, avif 60, jxl 80. With --max-animation-frames above 1, animations stay animated as WebP, GIF or PNG (APNG): \
         GIF stays GIF, APNG stays PNG, animated WebP, AVIF and JPEG XL become WebP.
         Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
