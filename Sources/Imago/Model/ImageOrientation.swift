@@ -20,4 +20,15 @@ public enum ImageOrientation: Int, Sendable, Hashable, CaseIterable {
 
     /// Whether showing the image upright swaps its width and height.
     public var swapsDimensions: Bool { rawValue >= 5 }
+
+    /// The orientation that undoes this one: applying both leaves an image
+    /// as it was (a quarter turn one way undoes the other; every other
+    /// orientation undoes itself).
+    public var inverse: ImageOrientation {
+        switch self {
+        case .right: .left
+        case .left: .right
+        default: self
+        }
+    }
 }

@@ -314,7 +314,8 @@ final class ImageServerEngine: Sendable {
                let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
                 return kept(animated, for: key)
             }
-            let loaded = try await decoded(bytes, request: request, keepsProfile: Self.keepsProfile(options, format: options.format), job: job)
+            let loaded = try await decoded(bytes, request: request, keepsProfile: Self.keepsProfile(options, format: options.format),
+                                           autoRotates: options.autoRotates, job: job)
             let started = DispatchTime.now().uptimeNanoseconds
             let (data, format) = try await job.withSlot {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
@@ -383,6 +384,14 @@ final class ImageServerEngine: Sendable {
         )
     }
 
+    /// What turns a decoded image (turned upright as its source's EXIF
+    /// orientation says, as every decoder turns images) back to the
+    /// source's stored pixels, for `auto_rotate:0`; ``ImageOrientation/up``
+    /// (nothing to do) when `autoRotates`.
+    static func undoingOrientation(of source: Data, unless autoRotates: Bool) throws -> ImageOrientation {
+        autoRotates ? .up : try ImageDecoders.info(for: source).orientation.inverse
+    }
+
     /// Whether a result keeps its source's colour profile: `scp:0`, in
     /// any format but GIF (which holds none).
     static func keepsProfile(_ options: ProcessingOptions, format: ProcessingOptions.OutputFormat?) -> Bool {
@@ -396,7 +405,8 @@ final class ImageServerEngine: Sendable {
     static func withMetadata(_ encoded: Data, format: ProcessingOptions.OutputFormat, source: Data, options: ProcessingOptions) -> Data {
         guard [.jpeg, .png, .webp].contains(format), !options.stripsMetadata || options.keepsCopyright,
               let tiff = ExifMetadata.tiff(in: source) else { return encoded }
-        let kept = options.stripsMetadata ? ExifMetadata.copyright(in: tiff) : ExifMetadata.upright(tiff)
+        // Turned upright, the pixels need an EXIF that says "up"; left as stored, the source's orientation.
+        let kept = options.stripsMetadata ? ExifMetadata.copyright(in: tiff) : options.autoRotates ? ExifMetadata.upright(tiff) : tiff
         return kept.map { ExifMetadata.inserting($0, into: encoded, format: format.imageFormat) } ?? encoded
     }
 
@@ -405,7 +415,7 @@ final class ImageServerEngine: Sendable {
     /// `keepsProfile`), in one of the job's slots.
     private func decoded(
         _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest, keepsProfile: Bool,
-        job: SharedJob<RenderedImage>
+        autoRotates: Bool, job: SharedJob<RenderedImage>
     ) async throws -> ImageResponse {
         let pipeline = self.pipeline
         let workQueue = pipeline.configuration.workQueue
@@ -413,7 +423,9 @@ final class ImageServerEngine: Sendable {
         decodes.withLock { $0 += 1 }
         let image = try await job.withSlot {
             try await workQueue.perform {
-                try pipeline.decode(bytes.data, for: request, colorManagement: keepsProfile ? .keepOriginal : nil)
+                let upright = try pipeline.decode(bytes.data, for: request, colorManagement: keepsProfile ? .keepOriginal : nil)
+                let undo = try Self.undoingOrientation(of: bytes.data, unless: autoRotates)
+                return undo == .up ? upright : upright.applying(undo)
             }
         }
         let metrics = ImageTaskMetrics(loadingDuration: bytes.duration,
@@ -468,7 +480,9 @@ final class ImageServerEngine: Sendable {
         let data = try await job.withSlot {
             try await workQueue.perform { () throws -> Data in
                 var writer: (any AnimationWriter)?
-                try decoder.decodeFrames(bytes.data, options: limits, maximumFrames: settings.frames) { frame in
+                let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates)
+                try decoder.decodeFrames(bytes.data, options: limits, maximumFrames: settings.frames) { upright in
+                    let frame = undo == .up ? upright : upright.applying(undo)
                     let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
                                                        watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
                     let image = frameOptions.flattened(processed, for: format)
@@ -503,12 +517,12 @@ final class ImageServerEngine: Sendable {
     /// than the box: those are resampled again).
     ///
     /// Options that make the plan depend on the source's own size (a trim,
-    /// a crop, a turn, a device pixel ratio, zoom, minimum sizes) get no
-    /// hint: the source is decoded whole.
+    /// a crop, a turn, a device pixel ratio, zoom, minimum sizes, no
+    /// auto-rotation) get no hint: the source is decoded whole.
     private func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
         guard options.width > 0 || options.height > 0 else { return nil }
         guard options.crop == nil, options.trim == nil, options.rotation == 0, options.dpr == 1, options.zoomX == 1, options.zoomY == 1,
-              options.minWidth == 0, options.minHeight == 0 else { return nil }
+              options.minWidth == 0, options.minHeight == 0, options.autoRotates else { return nil }
         let unbounded = 1 << 30
         let mode: ResizeMode = if options.width == 0 || options.height == 0 || options.resizingType == .fit {
             .fit

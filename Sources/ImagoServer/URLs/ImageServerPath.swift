@@ -204,6 +204,7 @@ public struct ImageServerPath: Sendable, Hashable {
             parts.append("skp:" + options.skipProcessingFormats.map(\.rawValue).sorted().joined(separator: ":"))
         }
         if options.isRaw { parts.append("raw:1") }
+        if !options.autoRotates { parts.append("ar:0") }
         if !options.stripsMetadata { parts.append("sm:0") }
         if !options.keepsCopyright { parts.append("kcr:0") }
         if !options.stripsColorProfile { parts.append("scp:0") }
@@ -378,9 +379,7 @@ public struct ImageServerPath: Sendable, Hashable {
             options.padding = padding
         case "auto_rotate", "ar":
             try expectCount(1...1)
-            guard try boolean(arguments[0], "auto_rotate") else {
-                throw bad("auto_rotate:0 is not supported: sources are always shown upright, as their EXIF orientation says")
-            }
+            options.autoRotates = try boolean(arguments[0], "auto_rotate")
         case "rotate", "rot":
             try expectCount(1...1)
             guard let angle = Int(arguments[0]), angle % 90 == 0 else {

@@ -329,6 +329,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// the source's own. The bytes are still checked: the source policy,
     /// the size limit, and the pixel limit read from the header.
     public var skipProcessingFormats: Set<ImageFormat> = []
+    /// Whether the source is turned upright as its EXIF orientation says
+    /// (`auto_rotate`, default on as imgproxy's); off, the stored pixels are
+    /// used as they are.
+    public var autoRotates: Bool = true
     /// Whether the source's metadata is left out of the result
     /// (`strip_metadata`, default on as imgproxy's): then only what
     /// ``keepsCopyright`` keeps is written; off, the source's EXIF is kept

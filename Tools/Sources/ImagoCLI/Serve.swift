@@ -24,7 +24,7 @@ struct Serve: AsyncParsableCommand {
         (fit|fill|fill-down|force|auto), w, h, mw/min-width, mh/min-height, z/zoom, dpr, el/enlarge, \
         ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \
         with X:Y offsets, sm, fp:X:Y), t/trim, c/crop (W:H[:GRAVITY], before resizing), pd/padding (CSS order, times dpr), \
-        rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate (1 only), \
+        rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate, \
         mrd/max_result_dimension (with --allow-security-options), bl/blur, sh/sharpen, pix/pixelate, q/quality, \
         fq/format_quality, mb/max_bytes, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
         att/return_attachment, wm/watermark (OPACITY:POSITION:X:Y:SCALE, the image of --watermark-*), skp/skip_processing (formats sent as they are), raw (the source streamed unchanged); \

@@ -103,7 +103,8 @@ import Testing
         #expect(try parse("fl::1").flipsVertically == true)
         #expect(try parse("ar:1") == ProcessingOptions())
         rejects("rot:45", mentioning: "multiple of 90")
-        rejects("ar:0", mentioning: "auto_rotate")
+        #expect(try parse("ar:0").autoRotates == false)
+        rejects("ar:2", mentioning: "auto_rotate")
     }
 
     @Test func booleansTakeGosSpellings() throws {

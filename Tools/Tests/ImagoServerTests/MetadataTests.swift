@@ -85,6 +85,26 @@ import Testing
         }
     }
 
+    @Test func withoutAutoRotationTheStoredPixelsAreUsed() async throws {
+        let origin = try await Fixture.origin(["/exif.jpg": .ok(Self.jpegWithEXIF, contentType: "image/jpeg")])
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            // Stored 60x40 (orientation 6): w:20 of the stored pixels is 20x13.
+            let stored = try await client.execute(uri: Fixture.path("w:20/ar:0", origin.url("/exif.jpg"), extension: "png"), method: .get)
+            let info = try ImageDecoders.info(for: stored.data)
+            #expect((info.width, info.height) == (20, 13))
+            #expect(info.orientation == .up, "stripped: no orientation")
+            // Kept metadata keeps the orientation too: a viewer turns the stored pixels as the source said.
+            let kept = try await client.execute(uri: Fixture.path("w:20/ar:0/sm:0", origin.url("/exif.jpg"), extension: "jpg"), method: .get)
+            let keptInfo = try ImageDecoders.info(for: kept.data)
+            #expect((keptInfo.width, keptInfo.height) == (20, 13))
+            #expect(keptInfo.orientation == .right)
+            // The stored pixels: the top left of the stored source is the top left here.
+            let source = Fixture.photo(width: 60, height: 40)
+            let image = try ImageDecoders.all.decode(stored.data)
+            #expect(zip(image.pixel(x: 19, y: 0).prefix(3), source.pixel(x: 59, y: 0).prefix(3)).allSatisfy { abs(Int($0) - Int($1)) <= 24 })
+        }
+    }
+
     @Test func aSourceWithoutEXIFGetsNone() async throws {
         let origin = try await Fixture.origin()
         try await Fixture.withServer(Fixture.configuration()) { client, _ in
