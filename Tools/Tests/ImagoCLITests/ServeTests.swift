@@ -179,6 +179,33 @@ import FoundationNetworking
         try await origin.stop()
     }
 
+    /// imgproxy's result sizes (its processing tests' cases, shared with
+    /// ImgproxyGeometryTests) from a running `imago serve`, over HTTP.
+    @Test func imgproxysGeometryCasesThroughImagoServe() async throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../ImagoServerTests/Fixtures/imgproxy-geometry-cases.json")
+        let tables = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+        let cases = ["resizing", "resultLimits", "placements"].flatMap { tables[$0] as! [[Any]] }
+        #expect(cases.count == 192)
+        let source = try ImageEncoders.png().encode(Image(width: 200, height: 100, pixelFormat: .rgb8,
+                                                          pixels: (0..<200 * 100 * 3).map { UInt8($0 % 251) }))
+        let origin = try await LoopbackServer.start(routes: ["/source.png": .ok(source, contentType: "image/png")])
+        let server = try Running(["--unsigned", "--allow-private-networks", "--allow-security-options"])
+        var wrong: [String] = []
+        for item in cases {
+            let (options, width, height) = (item[0] as! String, item[1] as! Int, item[2] as! Int)
+            let response = try await server.get(Self.imagePath(options, origin.url("/source.png")) + "@png")
+            guard response.status == 200, let info = try? ImageDecoders.info(for: response.body) else {
+                wrong.append("\(options): status \(response.status)")
+                continue
+            }
+            if (info.width, info.height) != (width, height) { wrong.append("\(options): \(info.width)x\(info.height), not \(width)x\(height)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.joined(separator: "\n"))")
+        #expect(server.stop() == 0)
+        try await origin.stop()
+    }
+
     @Test func aPortInUseExitsOne() async throws {
         let first = try Running(["--unsigned"])
         let second = try Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])
