@@ -52,8 +52,11 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The name of the non-public range the address is in (`loopback`,
     /// `private`, `link-local`, `multicast`, `unspecified`, `shared (CGNAT)`,
     /// `reserved`), or `nil` for a public address. An IPv6 address that
-    /// carries an IPv4 one (mapped, compatible, NAT64, 6to4) is judged by
-    /// the IPv4 address inside.
+    /// carries an IPv4 one is judged by the IPv4 address inside: mapped,
+    /// compatible, NAT64 (`64:ff9b::/96`, and the local-use `64:ff9b:1::/48`
+    /// of RFC 8215 in either of RFC 6052's layouts), 6to4, Teredo (the
+    /// client's address, inverted in the last 32 bits) and ISATAP (an
+    /// interface identifier `0000:5efe` or `0200:5efe` and the address).
     public var nonPublicRange: String? {
         isIPv4 ? Self.range(ofIPv4: bytes) : Self.range(ofIPv6: bytes)
     }
@@ -84,8 +87,25 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         if b[0] == 0x00 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B && b[4..<12].allSatisfy({ $0 == 0 }) {
             return range(ofIPv4: Array(b[12..<16]))
         }
+        // NAT64 local-use (64:ff9b:1::/48, RFC 8215): the IPv4 address in
+        // the last 32 bits (a /96 inside it), or in RFC 6052's /48 layout
+        // (bytes 6, 7, 9 and 10; byte 8 is zero); both when unclear.
+        if b[0..<6] == [0x00, 0x64, 0xFF, 0x9B, 0x00, 0x01] {
+            let in96 = Array(b[12..<16]), in48 = [b[6], b[7], b[9], b[10]]
+            if b[6..<12].allSatisfy({ $0 == 0 }) { return range(ofIPv4: in96) }
+            if b[8] == 0 && b[11..<16].allSatisfy({ $0 == 0 }) { return range(ofIPv4: in48) }
+            return range(ofIPv4: in96) ?? range(ofIPv4: in48)
+        }
         // 6to4 (2002::/16) carries an IPv4 address in bytes 2 to 5.
         if b[0] == 0x20 && b[1] == 0x02 { return range(ofIPv4: Array(b[2..<6])) }
+        // Teredo (2001::/32): the client's address, each bit inverted, in the last 32 bits.
+        if b[0..<4] == [0x20, 0x01, 0x00, 0x00] { return range(ofIPv4: b[12..<16].map { ~$0 }) }
+        // ISATAP: any prefix, with an interface identifier of 0000:5efe or
+        // 0200:5efe (universal) and the IPv4 address.
+        if (b[8] == 0x00 || b[8] == 0x02) && b[9] == 0x00 && b[10] == 0x5E && b[11] == 0xFE,
+           let embedded = range(ofIPv4: Array(b[12..<16])) {
+            return embedded
+        }
         if b[0] & 0xFE == 0xFC { return "private" }                       // fc00::/7, RFC 4193
         if b[0] == 0xFE && b[1] & 0xC0 == 0x80 { return "link-local" }    // fe80::/10
         if b[0] == 0xFE && b[1] & 0xC0 == 0xC0 { return "private" }       // fec0::/10, site-local

@@ -84,6 +84,10 @@ import FoundationNetworking
         "http://[64:ff9b::a00:1]/a.jpg", "http://localhost/a.jpg", "http://printer.localhost/a.jpg",
         "http://private.test/a.jpg", "http://mapped.test/a.jpg", "http://mixed.test/a.jpg", "http://cgnat.test/a.jpg",
         "ftp://images.test/a.jpg", "https://metadata.test/a.jpg",
+        // IPv6 forms that carry a private IPv4 address, as literals and as names.
+        "http://[64:ff9b:1:a00:0:100::]/a.jpg", "http://[64:ff9b:1::a00:1]/a.jpg", "http://[2001:0:4136:e378:8000:63bf:3f57:fefe]/a.jpg",
+        "http://[2001:db8::5efe:a00:1]/a.jpg", "http://[2001:db8::200:5efe:c0a8:1]/a.jpg",
+        "http://nat64local.test/a.jpg", "http://teredo.test/a.jpg", "http://isatap.test/a.jpg",
     ])
     func aNonPublicSourceIsRefusedWithoutAConnection(source: String) async throws {
         let transport = LoopbackOnlyTransport()
@@ -91,6 +95,8 @@ import FoundationNetworking
             "private.test": ["192.168.0.10"], "mapped.test": ["::ffff:192.168.0.10"],
             "mixed.test": [Self.publicAddress, "10.0.0.1"], "cgnat.test": ["100.100.100.100"],
             "metadata.test": ["169.254.169.254"], "images.test": [Self.publicAddress],
+            "nat64local.test": ["64:ff9b:1:7f00:0:100::"], "teredo.test": ["2001:0:4136:e378:8000:63bf:80ff:fffe"],
+            "isatap.test": ["2001:db8::5efe:a9fe:a9fe"],
         ]
         try await Fixture.withServer(configuration(transport, table)) { client, _ in
             let response = try await client.execute(uri: Fixture.path("w:10", URL(string: source)!), method: .get)

@@ -20,6 +20,15 @@ import Testing
         ("::ffff:127.0.0.1", "loopback"), ("::ffff:10.1.2.3", "private"), ("::ffff:169.254.169.254", "link-local"),
         ("::127.0.0.1", "loopback"), ("64:ff9b::10.0.0.1", "private"), ("2002:c0a8:0101::1", "private"),
         ("[::1]", "loopback"),
+        // NAT64 local-use (RFC 8215), in RFC 6052's /48 layout and as a /96 inside it.
+        ("64:ff9b:1:a00:0:100::", "private"), ("64:ff9b:1:7f00:0:100::", "loopback"),
+        ("64:ff9b:1::10.0.0.1", "private"), ("64:ff9b:1::169.254.169.254", "link-local"),
+        // Teredo: the client address (192.168.x, 127.0.0.1, 10.0.0.1) inverted in the last 32 bits.
+        ("2001:0:4136:e378:8000:63bf:3f57:fefe", "private"), ("2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback"),
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffe", "private"),
+        // ISATAP, both interface identifiers, under a global prefix.
+        ("2001:db8::5efe:10.0.0.1", "private"), ("2001:db8::200:5efe:192.168.0.1", "private"),
+        ("2a00:1450::5efe:127.0.0.1", "loopback"),
     ])
     func nonPublicAddressesAreNamed(_ literal: String, _ range: String) throws {
         let address = try #require(IPAddress(literal))
@@ -33,7 +42,9 @@ import Testing
     }
 
     @Test(arguments: ["8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1", "192.169.0.1",
-                      "2001:4860:4860::8888", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:0808:0808::1"])
+                      "2001:4860:4860::8888", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:0808:0808::1",
+                      "64:ff9b:1:808:8:800::", "64:ff9b:1::8.8.8.8", "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
+                      "2001:db8::5efe:8.8.8.8", "2001:db8::200:5efe:1.1.1.1"])
     func publicAddressesPass(_ literal: String) throws {
         let address = try #require(IPAddress(literal))
         #expect(address.nonPublicRange == nil)
