@@ -117,6 +117,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most frames of an animation processed; above 1, animated sources asked for as WebP, GIF or PNG stay animated (IMGPROXY_MAX_ANIMATION_FRAMES).")
     var maxAnimationFrames = 1
 
+    @Option(help: "Bytes of log lines kept for a slow reader of standard error; beyond it lines are dropped and counted (imago_log_lines_dropped), so logging never blocks serving.")
+    var logBuffer = 1 << 20
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -126,6 +129,7 @@ struct Serve: AsyncParsableCommand {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
         if maxAnimationFrames < 1 { throw ValidationError("--max-animation-frames must be at least 1.") }
+        if logBuffer < 4096 { throw ValidationError("--log-buffer must be at least 4096 bytes.") }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
@@ -217,8 +221,12 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        // A reader that closes standard error must not end the server.
+        signal(SIGPIPE, SIG_IGN)
+        let logQueue = LogQueue(capacity: logBuffer)
+        defer { logQueue.flush(waitingAtMost: 2) }
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = QueuedLogHandler(label: label, queue: logQueue)
             handler.logLevel = level
             return handler
         }

@@ -17,8 +17,10 @@ import FoundationNetworking
         let process = Process()
         var port = 0
         let stderr: URL
+        /// Standard error when it is a pipe nobody reads (a stuck log collector).
+        private(set) var unreadStandardError: Pipe?
 
-        init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        init(_ arguments: [String], environment: [String: String] = [:], standardErrorUnread: Bool = false) throws {
             stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
             try Data().write(to: stderr)
             process.executableURL = CLITests.binary
@@ -26,7 +28,13 @@ import FoundationNetworking
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let output = Pipe()
             process.standardOutput = output
-            process.standardError = try FileHandle(forWritingTo: stderr)
+            if standardErrorUnread {
+                let pipe = Pipe()
+                unreadStandardError = pipe
+                process.standardError = pipe
+            } else {
+                process.standardError = try FileHandle(forWritingTo: stderr)
+            }
             try process.run()
             // The first line on stdout says where it listens.
             var line = Data()
@@ -202,6 +210,31 @@ import FoundationNetworking
             if (info.width, info.height) != (width, height) { wrong.append("\(options): \(info.width)x\(info.height), not \(width)x\(height)") }
         }
         #expect(wrong.isEmpty, "\(wrong.joined(separator: "\n"))")
+        #expect(server.stop() == 0)
+        try await origin.stop()
+    }
+
+    /// With standard error on a pipe nobody reads, log lines fill the pipe,
+    /// then the server's bounded queue, then are dropped and counted:
+    /// serving, `/health` and `/metrics` go on.
+    @Test func aStalledLogReaderNeverStallsServing() async throws {
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        let server = try Running(["--unsigned", "--allow-private-networks", "--log-buffer", "16384"], standardErrorUnread: true)
+        let path = Self.imagePath("rs:fit:20:20", origin.url("/photo.jpg"))
+        // About 150 bytes a line: 64 KB of pipe and 16 KB of queue hold some 550 lines.
+        let session = URLSession(configuration: .ephemeral)
+        for index in 0..<1200 {
+            var request = URLRequest(url: server.url(path + "?n=\(index)"))
+            request.timeoutInterval = 10
+            let (_, response) = try await session.data(for: request)
+            #expect((response as! HTTPURLResponse).statusCode == 200, "request \(index)")
+        }
+        var health = URLRequest(url: server.url("/health"))
+        health.timeoutInterval = 10
+        #expect(try await (session.data(for: health).1 as! HTTPURLResponse).statusCode == 200)
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        let dropped = metrics.split(separator: "\n").first { $0.hasPrefix("imago_log_lines_dropped ") }
+        #expect(Int(dropped?.split(separator: " ").last ?? "0") ?? 0 > 0, "\(dropped ?? "no counter")")
         #expect(server.stop() == 0)
         try await origin.stop()
     }
