@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
         where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. /SIGNATURE/info/plain/SOURCE describes \
-        the source as JSON. Also GET /health and GET /metrics.
+        the source as JSON. Also GET /health, GET /health/live, GET /health/ready (503 once a drain starts) and GET /metrics.
         Options follow imgproxy, with its sizes to the pixel: rs/resize, s/size, rt/resizing_type \
         (fit|fill|fill-down|force|auto), w, h, mw/min-width, mh/min-height, z/zoom, dpr, el/enlarge, \
         ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \
@@ -117,6 +117,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most frames of an animation processed; above 1, animated sources asked for as WebP, GIF or PNG stay animated (IMGPROXY_MAX_ANIMATION_FRAMES).")
     var maxAnimationFrames = 1
 
+    @Option(help: "Seconds between SIGTERM and the HTTP server closing: /health/ready answers 503 at once and requests are still served, so load balancers stop sending first.")
+    var drainDelay = 0.0
+
+    @Option(help: "The most seconds the HTTP server then waits for the requests in flight.")
+    var drainTimeout = 30.0
+
     @Option(help: "Bytes of log lines kept for a slow reader of standard error; beyond it lines are dropped and counted (imago_log_lines_dropped), so logging never blocks serving.")
     var logBuffer = 1 << 20
 
@@ -130,6 +136,9 @@ struct Serve: AsyncParsableCommand {
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
         if maxAnimationFrames < 1 { throw ValidationError("--max-animation-frames must be at least 1.") }
         if logBuffer < 4096 { throw ValidationError("--log-buffer must be at least 4096 bytes.") }
+        guard drainDelay.isFinite, drainDelay >= 0, drainTimeout.isFinite, drainTimeout >= 0 else {
+            throw ValidationError("--drain-delay and --drain-timeout must be seconds, 0 or more.")
+        }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
@@ -262,7 +271,14 @@ struct Serve: AsyncParsableCommand {
         // No metrics middleware: the image server counts its own requests
         // (responses by status, a latency histogram), and a second count
         // of the same requests would double every request rate.
+        let readiness = Readiness()
         router.get("/health") { _, _ in "ok" }
+        router.get("/health/live") { _, _ in "ok" }
+        router.get("/health/ready") { _, _ -> Response in
+            readiness.isDraining
+                ? Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "draining")))
+                : Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
+        }
         router.get("/metrics") { _, _ in
             var bytes: [UInt8] = []
             registry.emit(into: &bytes)
@@ -284,8 +300,10 @@ struct Serve: AsyncParsableCommand {
             },
             logger: logger
         )
-        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        group.maximumGracefulShutdownDuration = .seconds(30)
+        // Shut down in reverse order: the drain first, then the HTTP server.
+        let drain = DrainService(readiness: readiness, delay: .milliseconds(Int(drainDelay * 1000)))
+        var group = ServiceGroupConfiguration(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .milliseconds(Int((drainDelay + drainTimeout) * 1000))
         do {
             try await ServiceGroup(configuration: group).run()
         } catch {

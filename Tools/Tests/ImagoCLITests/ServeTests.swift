@@ -214,6 +214,26 @@ import FoundationNetworking
         try await origin.stop()
     }
 
+    /// SIGTERM with a drain delay: `/health/ready` turns 503 at once while
+    /// images are still served, then the server stops and exits 0.
+    @Test func readinessGoesDownWhenADrainStarts() async throws {
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        let server = try Running(["--unsigned", "--allow-private-networks", "--drain-delay", "6", "--drain-timeout", "5"])
+        #expect(try await server.get("/health/live").status == 200)
+        #expect(try await server.get("/health/ready").status == 200)
+        kill(server.process.processIdentifier, SIGTERM)
+        var ready = 200
+        for _ in 0..<100 where ready == 200 {
+            ready = try await server.get("/health/ready").status
+            if ready == 200 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(ready == 503)
+        #expect(try await server.get("/health/live").status == 200, "still alive while draining")
+        #expect(try await server.get(Self.imagePath("rs:fit:30:30", origin.url("/photo.jpg"))).status == 200, "still serving")
+        #expect(server.stop() == 0)
+        try await origin.stop()
+    }
+
     /// With standard error on a pipe nobody reads, log lines fill the pipe,
     /// then the server's bounded queue, then are dropped and counted:
     /// serving, `/health` and `/metrics` go on.
