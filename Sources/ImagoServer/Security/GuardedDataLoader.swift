@@ -29,13 +29,17 @@ public struct GuardedDataLoader: DataLoading {
     public let resolver: any HostResolving
     /// How many redirects one load may follow.
     public let maximumRedirects: Int
+    /// What reads `local:///PATH` sources, once the policy has mapped them to a file under its root.
+    public let files: FileDataLoader
 
     /// Creates a guarded loader.
-    public init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5) {
+    public init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
+                files: FileDataLoader = FileDataLoader()) {
         self.transport = transport
         self.policy = policy
         self.resolver = resolver
         self.maximumRedirects = maximumRedirects
+        self.files = files
     }
 
     /// Loads `request` hop by hop: each URL is checked before the transport
@@ -46,6 +50,13 @@ public struct GuardedDataLoader: DataLoading {
     ///   cannot be resolved, for too many redirects or a loop; else what the
     ///   transport throws.
     public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+        if let url = request.url, url.scheme?.lowercased() == "local" {
+            // A file under the local root, read with the file loader's size limit, answered under the local URL.
+            let loaded = try await files.load(URLRequest(url: try policy.localFile(for: url)))
+            let length = loaded.response?.expectedContentLength ?? -1
+            return DataLoadingResponse(response: URLResponse(url: url, mimeType: nil, expectedContentLength: Int(length), textEncodingName: nil),
+                                       body: loaded.body)
+        }
         var hopRequest = request
         var visited: Set<String> = [request.url?.absoluteString ?? ""]
         var hop = 0

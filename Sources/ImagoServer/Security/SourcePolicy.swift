@@ -1,10 +1,11 @@
 #if Server
 import Foundation
 
-/// Which sources the server may fetch: `http` and `https` only, from the
+/// Which sources the server may fetch: `http` and `https` from the
 /// allowed hosts, and never from a loopback, private, link-local,
 /// multicast, shared or unspecified address unless private networks are
-/// allowed (tests and local origins need that).
+/// allowed (tests and local origins need that); `local:///PATH` files
+/// under ``localRoot`` when there is one.
 ///
 /// ``check(_:)`` judges a URL before any connection: its scheme, its host
 /// and, when the host is an address literal, that address. The loader then
@@ -15,11 +16,15 @@ public struct SourcePolicy: Sendable, Hashable {
     public var allowedHosts: [HostPattern]
     /// Whether non-public addresses are allowed.
     public var allowsPrivateNetworks: Bool
+    /// The folder `local:///PATH` sources are read from; `nil` (the
+    /// default) refuses them. See ``localFile(for:)``.
+    public var localRoot: URL?
 
-    /// Creates a policy. By default: any public host.
-    public init(allowedHosts: [HostPattern] = [], allowsPrivateNetworks: Bool = false) {
+    /// Creates a policy. By default: any public host, no local files.
+    public init(allowedHosts: [HostPattern] = [], allowsPrivateNetworks: Bool = false, localRoot: URL? = nil) {
         self.allowedHosts = allowedHosts
         self.allowsPrivateNetworks = allowsPrivateNetworks
+        self.localRoot = localRoot
     }
 
     /// Checks what can be judged from the URL alone.
@@ -28,8 +33,13 @@ public struct SourcePolicy: Sendable, Hashable {
     ///   scheme, a host that is not allowed, an address literal in a
     ///   non-public range, or a `localhost` name.
     public func check(_ url: URL) throws(ImageServerError) {
+        if url.scheme?.lowercased() == "local" {
+            _ = try localFile(for: url)
+            return
+        }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw ImageServerError(.forbiddenSource, "only http and https sources are allowed, not \(url.scheme ?? "a URL without a scheme")")
+            let local = localRoot == nil ? "" : " or local"
+            throw ImageServerError(.forbiddenSource, "only http, https\(local) sources are allowed, not \(url.scheme ?? "a URL without a scheme")")
         }
         guard let host = url.host, !host.isEmpty else {
             throw ImageServerError(.forbiddenSource, "the source has no host")

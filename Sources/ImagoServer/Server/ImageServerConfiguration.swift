@@ -67,6 +67,9 @@ public struct ImageServerConfiguration: Sendable {
     /// PNG stays animated, its first this-many frames resized one at a
     /// time; with 1 (the default, as imgproxy), animations give their first frame.
     public var maximumAnimationFrames: Int
+    /// The largest source, in bytes, read from a `local:///` file; the
+    /// default HTTP transport has the same limit. Default: 25 MB.
+    public var maximumSourceBytes: Int
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -99,6 +102,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumAnimationFrames = 1
         self.watermark = nil
         self.watermarkOpacity = 1
+        self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.dataCache = nil
         self.transport = nil
@@ -107,8 +111,9 @@ public struct ImageServerConfiguration: Sendable {
     }
 
     /// The loader used when ``transport`` is `nil`.
-    static func defaultTransport(logger: Logger) -> any DataLoading {
+    static func defaultTransport(logger: Logger, maximumBytes: Int = DataLoader.defaultMaximumResponseSize) -> any DataLoading {
         var loader = AsyncHTTPClientDataLoader.Configuration()
+        loader.maximumResponseSize = maximumBytes
         loader.followsRedirects = false
         loader.totalTimeout = 30
         return AsyncHTTPClientDataLoader(configuration: loader, logger: logger)

@@ -68,9 +68,11 @@ final class ImageServerEngine: Sendable {
     init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
         let loader = GuardedDataLoader(
-            transport: configuration.transport ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger),
+            transport: configuration.transport
+                ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes),
             policy: configuration.sourcePolicy,
-            resolver: configuration.resolver
+            resolver: configuration.resolver,
+            files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes)
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs

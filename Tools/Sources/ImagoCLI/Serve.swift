@@ -60,6 +60,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow sources on loopback, private, link-local and other non-public addresses.")
     var allowPrivateNetworks = false
 
+    @Option(help: "Serve local:///PATH sources from this folder (IMGPROXY_LOCAL_FILESYSTEM_ROOT); a path that leads out of it is refused.")
+    var localRoot: String?
+
     @Option(help: "Keep source bytes in this folder (replicas may share it).")
     var cacheDir: String?
 
@@ -134,6 +137,12 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        if let localRoot {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: localRoot, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("--local-root \(localRoot) is not a folder.")
+            }
+        }
         if maxAnimationFrames < 1 { throw ValidationError("--max-animation-frames must be at least 1.") }
         if logBuffer < 4096 { throw ValidationError("--log-buffer must be at least 4096 bytes.") }
         guard drainDelay.isFinite, drainDelay >= 0, drainTimeout.isFinite, drainTimeout >= 0 else {
@@ -245,7 +254,8 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = level
 
         var configuration = ImageServerConfiguration(signingKeys: try signingKeys(), acceptsUnsignedPaths: unsigned)
-        configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks)
+        configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks,
+                                                  localRoot: localRoot.map { URL(fileURLWithPath: $0, isDirectory: true) })
         if let workers {
             configuration.workers = workers
             configuration.maximumConcurrentDownloads = max(8, 4 * workers)
