@@ -67,6 +67,9 @@ public struct ImageServerConfiguration: Sendable {
     /// PNG stays animated, its first this-many frames resized one at a
     /// time; with 1 (the default, as imgproxy), animations give their first frame.
     public var maximumAnimationFrames: Int
+    /// The most pixels a source may decode to, counted over an animation's
+    /// frames (imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`). Default: 50 megapixels.
+    public var maximumSourcePixels: Int
     /// The largest source, in bytes, read from a `local:///` file; the
     /// default HTTP transport has the same limit. Default: 25 MB.
     public var maximumSourceBytes: Int
@@ -102,6 +105,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumAnimationFrames = 1
         self.watermark = nil
         self.watermarkOpacity = 1
+        self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount
         self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.dataCache = nil

@@ -85,6 +85,7 @@ final class ImageServerEngine: Sendable {
         // counts against the pixel limit); animations are decoded frame by
         // frame, by `animated(...)`.
         pipelineConfiguration.decodingOptions.frameIndex = 0
+        pipelineConfiguration.decodingOptions.maximumPixelCount = max(1, configuration.maximumSourcePixels)
         pipelineConfiguration.logger = configuration.logger
         pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.maximumConcurrentDownloads)
         pipelineConfiguration.maximumConcurrentDecodes = max(1, configuration.workers)

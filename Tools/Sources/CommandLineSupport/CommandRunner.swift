@@ -5,10 +5,10 @@ import Foundation
 /// (README.md, "The command-line tool"): 0 when every source succeeded, 1
 /// when any failed, 2 for a usage error.
 public enum CommandRunner {
-    /// Parses the arguments, runs the command and exits.
-    public static func run<Command: ParsableCommand>(_ root: Command.Type) async {
+    /// Parses the arguments (the process's own by default), runs the command and exits.
+    public static func run<Command: ParsableCommand>(_ root: Command.Type, arguments: [String]? = nil) async {
         do {
-            var command = try root.parseAsRoot()
+            var command = try root.parseAsRoot(arguments)
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

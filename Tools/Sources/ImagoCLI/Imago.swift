@@ -15,8 +15,13 @@ struct ImagoCommand: AsyncParsableCommand {
         subcommands: [Info.self, Fetch.self, Show.self, Albums.self, Bench.self, Serve.self]
     )
 
-    /// Runs the command, mapping argument errors to exit status 2.
+    /// Runs the command, mapping argument errors to exit status 2;
+    /// `serve` also takes its flags from the environment (``ServeEnvironment``).
     static func main() async {
-        await CommandRunner.run(Self.self)
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "serve" {
+            arguments = ["serve"] + ServeEnvironment.arguments(Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment).arguments
+        }
+        await CommandRunner.run(Self.self, arguments: arguments)
     }
 }

@@ -72,6 +72,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Images decoded, processed and encoded at once. Default: the number of cores.")
     var workers: Int?
 
+    @Option(help: "The quality of JPEG, WebP, AVIF and JPEG XL output when a URL names none (IMGPROXY_QUALITY). Default: each format's own.")
+    var quality: Int?
+
+    @Option(help: "The largest source, in megapixels, counted over an animation's frames (IMGPROXY_MAX_SRC_RESOLUTION).")
+    var maxSrcResolution = 50.0
+
+    @Option(help: "The largest source, in bytes (IMGPROXY_MAX_SRC_FILE_SIZE).")
+    var maxSrcFileSize = 25 * 1024 * 1024
+
     @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
     var maxQueue = 256
 
@@ -132,11 +141,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Flag(help: "Print the effective configuration (flags, IMAGO_* and IMGPROXY_* variables applied; secrets masked) and exit.")
+    var printConfig = false
+
     func validate() throws {
         if cacheDir != nil && noCache { throw ValidationError("--cache-dir and --no-cache exclude each other.") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be from 1 to 100.") }
+        guard maxSrcResolution.isFinite, maxSrcResolution > 0, maxSrcResolution <= 10_000 else {
+            throw ValidationError("--max-src-resolution must be megapixels above 0.")
+        }
+        if maxSrcFileSize < 1 { throw ValidationError("--max-src-file-size must be at least 1 byte.") }
         if let localRoot {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: localRoot, isDirectory: &isFolder), isFolder.boolValue else {
@@ -237,7 +254,32 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// The effective configuration, one `flag = value` line each, secrets masked.
+    func configurationLines() -> [String] {
+        func masked(_ values: [String]) -> String { values.isEmpty ? "(none)" : values.map { _ in "***" }.joined(separator: ", ") }
+        func list(_ values: [String]) -> String { values.isEmpty ? "(none)" : values.joined(separator: ", ") }
+        let pairs: [(String, String)] = [
+            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"),
+            ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
+            ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
+            ("max-queue", "\(maxQueue)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
+            ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
+            ("auto-webp", "\(autoWebp)"), ("auto-avif", "\(autoAvif)"), ("auto-jxl", "\(autoJxl)"),
+            ("enforce-webp", "\(enforceWebp)"), ("enforce-avif", "\(enforceAvif)"), ("enforce-jxl", "\(enforceJxl)"),
+            ("preset", list(presets)), ("only-presets", "\(onlyPresets)"), ("allow-security-options", "\(allowSecurityOptions)"),
+            ("watermark-path", watermarkPath ?? "(none)"), ("watermark-url", watermarkUrl ?? "(none)"),
+            ("watermark-data", watermarkData == nil ? "(none)" : "***"), ("watermark-opacity", "\(watermarkOpacity)"),
+            ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
+            ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
+        ]
+        return pairs.map { "\($0.0) = \($0.1)" }
+    }
+
     func run() async throws {
+        if printConfig {
+            for line in configurationLines() { Output.line(line) }
+            return
+        }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         // A reader that closes standard error must not end the server.
         signal(SIGPIPE, SIG_IGN)
@@ -252,6 +294,9 @@ struct Serve: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         var logger = Logger(label: "imago")
         logger.logLevel = level
+        for variable in ServeEnvironment.arguments([], environment: ProcessInfo.processInfo.environment).ignored {
+            logger.warning("\(variable) is an imgproxy setting imago serve does not read; it is ignored")
+        }
 
         var configuration = ImageServerConfiguration(signingKeys: try signingKeys(), acceptsUnsignedPaths: unsigned)
         configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks,
@@ -261,6 +306,9 @@ struct Serve: AsyncParsableCommand {
             configuration.maximumConcurrentDownloads = max(8, 4 * workers)
         }
         configuration.maximumQueue = maxQueue
+        configuration.defaultQuality = quality
+        configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
+        configuration.maximumSourceBytes = maxSrcFileSize
         configuration.timeToLive = ttl
         configuration.formatNegotiation = FormatNegotiation(
             automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil, autoJxl ? .jxl : nil].compactMap { $0 }),

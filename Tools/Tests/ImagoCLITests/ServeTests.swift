@@ -259,6 +259,32 @@ import FoundationNetworking
         try await origin.stop()
     }
 
+    /// imgproxy's environment, unchanged, configures `imago serve`; secrets are masked.
+    @Test func printConfigShowsTheEnvironmentWithSecretsMasked() throws {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["serve", "--print-config", "--ttl", "5"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["IMGPROXY_KEY"] = "736563726574"
+        environment["IMGPROXY_SALT"] = "68656c6c6f"
+        environment["IMGPROXY_BIND"] = ":8081"
+        environment["IMGPROXY_TTL"] = "60"
+        environment["IMGPROXY_ENABLE_WEBP_DETECTION"] = "true"
+        environment["IMGPROXY_PRESETS"] = "thumb=rs:fill:64:64"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        for expected in ["host = 0.0.0.0", "port = 8081", "key = ***", "salt = ***", "ttl = 5", "auto-webp = true", "preset = thumb=rs:fill:64:64"] {
+            #expect(lines.contains(expected), "\(expected) in \(text)")
+        }
+        #expect(!text.contains("736563726574") && !text.contains("68656c6c6f"))
+    }
+
     @Test func aPortInUseExitsOne() async throws {
         let first = try Running(["--unsigned"])
         let second = try Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])

@@ -1,0 +1,120 @@
+import Foundation
+
+/// `imago serve`'s flags from the environment: `IMAGO_<FLAG>` for every
+/// flag (`IMAGO_PORT`, `IMAGO_AUTO_WEBP=true`...), and imgproxy's own
+/// variables for the settings both servers share, so that a team switches
+/// by swapping the binary and keeping its environment.
+///
+/// The environment is turned into flags placed before the command line's
+/// own, and only for flags the command line does not give: a flag given
+/// wins over `IMAGO_*`, which wins over `IMGPROXY_*`. The flags then go
+/// through the same parsing and checks.
+enum ServeEnvironment {
+    /// What a flag takes.
+    enum Kind {
+        /// A value (`--port 8080`).
+        case option
+        /// A value that may be given several times (`--preset`); a
+        /// variable holds a comma-separated list.
+        case repeated
+        /// No value (`--auto-webp`); the variable's truth turns it on.
+        case flag
+    }
+
+    /// Every flag of `imago serve`, by its long name.
+    static let flags: [String: Kind] = [
+        "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
+        "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
+        "no-cache": .flag, "workers": .option, "max-queue": .option, "ttl": .option, "quality": .option,
+        "max-src-resolution": .option, "max-src-file-size": .option,
+        "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
+        "preset": .repeated, "only-presets": .flag, "allow-security-options": .flag,
+        "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
+        "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
+        "log-level": .option, "print-config": .flag,
+    ]
+
+    /// imgproxy's variables and the flag each sets; `IMGPROXY_BIND`,
+    /// `IMGPROXY_ALLOWED_SOURCES` and the private-address switches are read apart.
+    static let imgproxy: [String: String] = [
+        "IMGPROXY_KEY": "key", "IMGPROXY_SALT": "salt", "IMGPROXY_TTL": "ttl", "IMGPROXY_QUALITY": "quality",
+        "IMGPROXY_MAX_SRC_RESOLUTION": "max-src-resolution", "IMGPROXY_MAX_SRC_FILE_SIZE": "max-src-file-size",
+        "IMGPROXY_LOCAL_FILESYSTEM_ROOT": "local-root", "IMGPROXY_WORKERS": "workers", "IMGPROXY_CONCURRENCY": "workers",
+        "IMGPROXY_REQUESTS_QUEUE_SIZE": "max-queue",
+        "IMGPROXY_ENABLE_WEBP_DETECTION": "auto-webp", "IMGPROXY_AUTO_WEBP": "auto-webp", "IMGPROXY_ENFORCE_WEBP": "enforce-webp",
+        "IMGPROXY_ENABLE_AVIF_DETECTION": "auto-avif", "IMGPROXY_AUTO_AVIF": "auto-avif", "IMGPROXY_ENFORCE_AVIF": "enforce-avif",
+        "IMGPROXY_AUTO_JXL": "auto-jxl", "IMGPROXY_ENFORCE_JXL": "enforce-jxl",
+        "IMGPROXY_PRESETS": "preset", "IMGPROXY_ONLY_PRESETS": "only-presets",
+        "IMGPROXY_ALLOW_SECURITY_OPTIONS": "allow-security-options",
+        "IMGPROXY_WATERMARK_PATH": "watermark-path", "IMGPROXY_WATERMARK_URL": "watermark-url",
+        "IMGPROXY_WATERMARK_DATA": "watermark-data", "IMGPROXY_WATERMARK_OPACITY": "watermark-opacity",
+        "IMGPROXY_MAX_ANIMATION_FRAMES": "max-animation-frames", "IMGPROXY_LOG_LEVEL": "log-level",
+    ]
+
+    /// imgproxy variables read apart from ``imgproxy``.
+    static let readApart: Set<String> = [
+        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES",
+        "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES",
+    ]
+
+    /// `arguments` (after `serve`) with the environment's flags before them.
+    ///
+    /// - Returns: The arguments, and the `IMGPROXY_*` variables that were
+    ///   set but mean nothing to `imago serve` (to warn about).
+    static func arguments(_ arguments: [String], environment: [String: String]) -> (arguments: [String], ignored: [String]) {
+        let given = Set(arguments.compactMap { argument -> String? in
+            guard argument.hasPrefix("--") else { return nil }
+            return String(argument.dropFirst(2).prefix { $0 != "=" })
+        })
+        var chosen: [String: [String]] = [:]   // flag -> values ("" for a flag)
+        func set(_ name: String, _ raw: String) {
+            guard let kind = flags[name], !given.contains(name), chosen[name] == nil else { return }
+            switch kind {
+            case .option: chosen[name] = [raw]
+            case .repeated: chosen[name] = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case .flag: if isTrue(raw) { chosen[name] = [""] }
+            }
+        }
+        // IMAGO_* first: they win over imgproxy's names.
+        for (name, _) in flags {
+            let variable = "IMAGO_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            if let raw = environment[variable] { set(name, raw) }
+        }
+        for (variable, name) in imgproxy.sorted(by: { $0.key < $1.key }) {
+            if let raw = environment[variable] { set(name, raw) }
+        }
+        if let bind = environment["IMGPROXY_BIND"], let colon = bind.lastIndex(of: ":") {
+            let host = bind[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            set("host", host.isEmpty ? "0.0.0.0" : host)
+            set("port", String(bind[bind.index(after: colon)...]))
+        }
+        if let sources = environment["IMGPROXY_ALLOWED_SOURCES"] {
+            // URL prefixes (`https://images.example.com/`, `https://*.cdn.example.com/`): their hosts.
+            let hosts = sources.split(separator: ",").compactMap { item -> String? in
+                let text = item.trimmingCharacters(in: .whitespaces)
+                guard let schemeEnd = text.range(of: "://") else { return nil }
+                let host = text[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != ":" }
+                return host.isEmpty ? nil : String(host)
+            }
+            if !hosts.isEmpty { set("allow-host", hosts.joined(separator: ",")) }
+        }
+        let privateSwitches = ["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES",
+                               "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES"]
+        if privateSwitches.contains(where: { environment[$0].map(isTrue) ?? false }) { set("allow-private-networks", "true") }
+
+        var prefix: [String] = []
+        for name in chosen.keys.sorted() {
+            for value in chosen[name]! {
+                prefix.append("--" + name)
+                if !value.isEmpty || flags[name] != .flag { prefix.append(value) }
+            }
+        }
+        let ignored = environment.keys.filter { $0.hasPrefix("IMGPROXY_") && imgproxy[$0] == nil && !readApart.contains($0) }.sorted()
+        return (prefix + arguments, ignored)
+    }
+
+    /// imgproxy's and Go's spellings of true.
+    static func isTrue(_ text: String) -> Bool {
+        ["1", "t", "true", "yes", "on"].contains(text.lowercased())
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+@testable import ImagoCLI
+import Testing
+
+/// `imago serve` reads its flags from `IMAGO_*` and imgproxy's variables;
+/// a flag given on the command line wins.
+@Suite struct ServeEnvironmentTests {
+    func arguments(_ environment: [String: String], _ given: [String] = []) -> [String] {
+        ServeEnvironment.arguments(given, environment: environment).arguments
+    }
+
+    @Test func everyFlagOfServeHasAVariable() throws {
+        let help = Serve.helpMessage(columns: 400)
+        let flags = Set(help.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("--") else { return nil }
+            return String(trimmed.dropFirst(2).prefix { $0 != " " && $0 != "," && $0 != "<" })
+        }).subtracting(["help", "version"])
+        #expect(!flags.isEmpty)
+        #expect(flags == Set(ServeEnvironment.flags.keys), "\(flags.symmetricDifference(Set(ServeEnvironment.flags.keys)))")
+        // And --print-config shows each one.
+        let printed = Set(try Serve.parse(["--unsigned"]).configurationLines().map { String($0.prefix { $0 != " " }) })
+        #expect(printed == flags.subtracting(["print-config"]), "\(printed.symmetricDifference(flags))")
+    }
+
+    @Test func imagoVariablesBecomeFlags() {
+        let result = arguments(["IMAGO_PORT": "9000", "IMAGO_AUTO_WEBP": "true", "IMAGO_AUTO_AVIF": "false",
+                                "IMAGO_PRESET": "thumb=rs:fill:64:64, big=w:1000", "IMAGO_UNRELATED": "x"])
+        #expect(result == ["--auto-webp", "--port", "9000", "--preset", "thumb=rs:fill:64:64", "--preset", "big=w:1000"])
+    }
+
+    @Test func imgproxysVariablesBecomeFlags() {
+        let result = arguments([
+            "IMGPROXY_BIND": ":8081", "IMGPROXY_KEY": "aa,bb", "IMGPROXY_SALT": "cc,dd", "IMGPROXY_TTL": "60",
+            "IMGPROXY_MAX_SRC_RESOLUTION": "16.8", "IMGPROXY_ENABLE_WEBP_DETECTION": "true", "IMGPROXY_ENFORCE_AVIF": "1",
+            "IMGPROXY_ALLOWED_SOURCES": "https://images.example.com/,https://*.cdn.example.com/path/,s3://", "IMGPROXY_LOCAL_FILESYSTEM_ROOT": "/srv",
+            "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_MAX_ANIMATION_FRAMES": "100",
+        ])
+        #expect(result == [
+            "--allow-host", "images.example.com", "--allow-host", "*.cdn.example.com", "--allow-private-networks", "--auto-webp",
+            "--enforce-avif", "--host", "0.0.0.0", "--key", "aa", "--key", "bb", "--local-root", "/srv", "--max-animation-frames", "100",
+            "--max-src-resolution", "16.8", "--port", "8081", "--salt", "cc", "--salt", "dd", "--ttl", "60",
+        ])
+    }
+
+    @Test func theCommandLineWinsThenImagoThenImgproxy() {
+        let environment = ["IMAGO_PORT": "9000", "IMGPROXY_BIND": "127.0.0.1:8081", "IMGPROXY_TTL": "60", "IMAGO_TTL": "120"]
+        #expect(arguments(environment, ["--port", "7000"]) == ["--host", "127.0.0.1", "--ttl", "120", "--port", "7000"])
+        #expect(arguments(environment, ["--port=7000", "--ttl", "5"]) == ["--host", "127.0.0.1", "--port=7000", "--ttl", "5"])
+    }
+
+    @Test func unknownImgproxyVariablesAreNamed() {
+        let ignored = ServeEnvironment.arguments([], environment: ["IMGPROXY_USE_S3": "true", "IMGPROXY_TTL": "5", "IMGPROXY_BIND": ":1"]).ignored
+        #expect(ignored == ["IMGPROXY_USE_S3"])
+    }
+}
