@@ -34,12 +34,14 @@ package struct CheckedResponse: Sendable {
 
         let scheme = url?.scheme?.lowercased()
         if scheme == "http" || scheme == "https" {
-            guard let http else {
+            guard http != nil else {
                 throw ResponseError(.notHTTPResponse, url: url, contentType: contentType)
             }
-            guard (200...299).contains(http.statusCode) else {
-                throw ResponseError(.unacceptableStatus, url: url, statusCode: http.statusCode, contentType: contentType)
-            }
+        }
+        // Any HTTP answer must be a success, whatever the URL's scheme (an
+        // `s3://` source is answered over HTTP).
+        if let http, !(200...299).contains(http.statusCode) {
+            throw ResponseError(.unacceptableStatus, url: url, statusCode: http.statusCode, contentType: contentType)
         }
         self.url = url
         self.statusCode = http?.statusCode

@@ -28,6 +28,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         public static let forbiddenSource = Code(name: "forbidden_source", status: 403)
         /// 404: the path's `expires` time has passed.
         public static let expired = Code(name: "expired", status: 404)
+        /// 403: the source's store refused access (S3: wrong credentials, no
+        /// permission, a clock beyond its window).
+        public static let sourceAccessDenied = Code(name: "source_access_denied", status: 403)
         /// 404: the source answered 404 or 410.
         public static let sourceNotFound = Code(name: "source_not_found", status: 404)
         /// 413: the source is too large, in bytes or in pixels.

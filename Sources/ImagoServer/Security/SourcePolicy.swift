@@ -19,6 +19,9 @@ public struct SourcePolicy: Sendable, Hashable {
     /// The folder `local:///PATH` sources are read from; `nil` (the
     /// default) refuses them. See ``localFile(for:)``.
     public var localRoot: URL?
+    /// Whether `s3://BUCKET/KEY` sources are read (through the server's
+    /// ``S3DataLoader``). Default: `false`.
+    public var allowsS3: Bool = false
 
     /// Creates a policy. By default: any public host, no local files.
     public init(allowedHosts: [HostPattern] = [], allowsPrivateNetworks: Bool = false, localRoot: URL? = nil) {
@@ -35,6 +38,16 @@ public struct SourcePolicy: Sendable, Hashable {
     public func check(_ url: URL) throws(ImageServerError) {
         if url.scheme?.lowercased() == "local" {
             _ = try localFile(for: url)
+            return
+        }
+        if url.scheme?.lowercased() == "s3" {
+            guard allowsS3 else { throw ImageServerError(.forbiddenSource, "S3 sources are off: the server has no S3 store (--use-s3)") }
+            guard let host = url.host, !host.isEmpty, url.path.count > 1 else {
+                throw ImageServerError(.forbiddenSource, "an S3 source is s3://BUCKET/KEY")
+            }
+            if !allowedHosts.isEmpty, !allowedHosts.contains(where: { $0.matches(host) }) {
+                throw ImageServerError(.forbiddenSource, "the bucket \(host) is not among the allowed hosts")
+            }
             return
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

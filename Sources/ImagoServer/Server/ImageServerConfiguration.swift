@@ -67,6 +67,9 @@ public struct ImageServerConfiguration: Sendable {
     /// PNG stays animated, its first this-many frames resized one at a
     /// time; with 1 (the default, as imgproxy), animations give their first frame.
     public var maximumAnimationFrames: Int
+    /// How `s3://BUCKET/KEY` sources are loaded; `nil` (the default)
+    /// refuses them. Setting it allows them in ``sourcePolicy``.
+    public var s3: S3DataLoader.Configuration?
     /// The most pixels a source may decode to, counted over an animation's
     /// frames (imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`). Default: 50 megapixels.
     public var maximumSourcePixels: Int
@@ -105,6 +108,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumAnimationFrames = 1
         self.watermark = nil
         self.watermarkOpacity = 1
+        self.s3 = nil
         self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount
         self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
         self.outputCacheCapacity = 64 * 1024 * 1024

@@ -67,12 +67,16 @@ final class ImageServerEngine: Sendable {
 
     init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
+        let transport = configuration.transport
+            ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes)
+        var policy = configuration.sourcePolicy
+        policy.allowsS3 = policy.allowsS3 || configuration.s3 != nil
         let loader = GuardedDataLoader(
-            transport: configuration.transport
-                ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes),
-            policy: configuration.sourcePolicy,
+            transport: transport,
+            policy: policy,
             resolver: configuration.resolver,
-            files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes)
+            files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
+            s3: configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
@@ -127,7 +131,7 @@ final class ImageServerEngine: Sendable {
         if parsed.options.maximumResultDimension != nil && !configuration.allowsSecurityOptions {
             throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
         }
-        try configuration.sourcePolicy.check(parsed.source)
+        try loader.policy.check(parsed.source)
         let maximumAge = maximumAge(expiring: parsed.options.expires)
         if parsed.isInfo { return try await describe(parsed.source, maximumAge: maximumAge, ifNoneMatch: ifNoneMatch) }
         let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,

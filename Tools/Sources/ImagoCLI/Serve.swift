@@ -63,6 +63,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Serve local:///PATH sources from this folder (IMGPROXY_LOCAL_FILESYSTEM_ROOT); a path that leads out of it is refused.")
     var localRoot: String?
 
+    @Flag(help: "Serve s3://BUCKET/KEY sources, signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (IMGPROXY_USE_S3).")
+    var useS3 = false
+
+    @Option(help: "An S3-compatible store's URL, addressed path-style (IMGPROXY_S3_ENDPOINT). Default: AWS.")
+    var s3Endpoint: String?
+
+    @Option(help: "The region S3 requests are signed for (IMGPROXY_S3_REGION). Default: AWS_REGION, else us-east-1.")
+    var s3Region: String?
+
     @Option(help: "Keep source bytes in this folder (replicas may share it).")
     var cacheDir: String?
 
@@ -149,6 +158,12 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        if let s3Endpoint {
+            guard let url = URL(string: s3Endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--s3-endpoint must be an http or https URL.")
+            }
+            if !useS3 { throw ValidationError("--s3-endpoint needs --use-s3.") }
+        }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be from 1 to 100.") }
         guard maxSrcResolution.isFinite, maxSrcResolution > 0, maxSrcResolution <= 10_000 else {
             throw ValidationError("--max-src-resolution must be megapixels above 0.")
@@ -261,6 +276,7 @@ struct Serve: AsyncParsableCommand {
         let pairs: [(String, String)] = [
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
+            ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
@@ -306,6 +322,11 @@ struct Serve: AsyncParsableCommand {
             configuration.maximumConcurrentDownloads = max(8, 4 * workers)
         }
         configuration.maximumQueue = maxQueue
+        if useS3 {
+            var s3 = S3DataLoader.Configuration.fromEnvironment(endpoint: s3Endpoint.flatMap(URL.init(string:)))
+            if let s3Region { s3.region = s3Region }
+            configuration.s3 = s3
+        }
         configuration.defaultQuality = quality
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
         configuration.maximumSourceBytes = maxSrcFileSize

@@ -25,6 +25,7 @@ enum ServeEnvironment {
     static let flags: [String: Kind] = [
         "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
+        "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "ttl": .option, "quality": .option,
         "max-src-resolution": .option, "max-src-file-size": .option,
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
@@ -41,6 +42,7 @@ enum ServeEnvironment {
         "IMGPROXY_MAX_SRC_RESOLUTION": "max-src-resolution", "IMGPROXY_MAX_SRC_FILE_SIZE": "max-src-file-size",
         "IMGPROXY_LOCAL_FILESYSTEM_ROOT": "local-root", "IMGPROXY_WORKERS": "workers", "IMGPROXY_CONCURRENCY": "workers",
         "IMGPROXY_REQUESTS_QUEUE_SIZE": "max-queue",
+        "IMGPROXY_USE_S3": "use-s3", "IMGPROXY_S3_ENDPOINT": "s3-endpoint", "IMGPROXY_S3_REGION": "s3-region",
         "IMGPROXY_ENABLE_WEBP_DETECTION": "auto-webp", "IMGPROXY_AUTO_WEBP": "auto-webp", "IMGPROXY_ENFORCE_WEBP": "enforce-webp",
         "IMGPROXY_ENABLE_AVIF_DETECTION": "auto-avif", "IMGPROXY_AUTO_AVIF": "auto-avif", "IMGPROXY_ENFORCE_AVIF": "enforce-avif",
         "IMGPROXY_AUTO_JXL": "auto-jxl", "IMGPROXY_ENFORCE_JXL": "enforce-jxl",

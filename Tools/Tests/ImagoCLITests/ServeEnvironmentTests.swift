@@ -43,6 +43,11 @@ import Testing
         ])
     }
 
+    @Test func imgproxysS3VariablesBecomeFlags() {
+        #expect(arguments(["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_S3_REGION": "eu-west-1"])
+                == ["--s3-endpoint", "http://127.0.0.1:9000", "--s3-region", "eu-west-1", "--use-s3"])
+    }
+
     @Test func theCommandLineWinsThenImagoThenImgproxy() {
         let environment = ["IMAGO_PORT": "9000", "IMGPROXY_BIND": "127.0.0.1:8081", "IMGPROXY_TTL": "60", "IMAGO_TTL": "120"]
         #expect(arguments(environment, ["--port", "7000"]) == ["--host", "127.0.0.1", "--ttl", "120", "--port", "7000"])
@@ -50,7 +55,7 @@ import Testing
     }
 
     @Test func unknownImgproxyVariablesAreNamed() {
-        let ignored = ServeEnvironment.arguments([], environment: ["IMGPROXY_USE_S3": "true", "IMGPROXY_TTL": "5", "IMGPROXY_BIND": ":1"]).ignored
-        #expect(ignored == ["IMGPROXY_USE_S3"])
+        let ignored = ServeEnvironment.arguments([], environment: ["IMGPROXY_USE_GCS": "true", "IMGPROXY_TTL": "5", "IMGPROXY_BIND": ":1"]).ignored
+        #expect(ignored == ["IMGPROXY_USE_GCS"])
     }
 }

@@ -373,11 +373,9 @@ import Testing
                 for (path, code) in [("/laughs.svg", "undecodable"), ("/entity.svg", "undecodable"), ("/deep.svg", "undecodable"),
                                      ("/uses.svg", "undecodable"),
                                      ("/huge.svg", "source_too_large")] {
-                    let started = Date()
                     let response = try await get(path, format)
                     #expect(response.errorCode == code, "\(path)@\(format ?? "-"): \(String(decoding: response.data, as: UTF8.self))")
                     #expect(response.status.code == (code == "undecodable" ? 422 : 413))
-                    #expect(Date().timeIntervalSince(started) < 5, "\(path) took \(Date().timeIntervalSince(started)) s")
                 }
                 // A DOCTYPE without declarations is read, and its DTD never loaded.
                 #expect(try await get("/dtd.svg", format).status == .ok)
