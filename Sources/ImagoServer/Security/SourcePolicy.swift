@@ -51,8 +51,9 @@ public struct SourcePolicy: Sendable, Hashable {
             return
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            let local = localRoot == nil ? "" : " or local"
-            throw ImageServerError(.forbiddenSource, "only http, https\(local) sources are allowed, not \(url.scheme ?? "a URL without a scheme")")
+            let schemes = ["http", "https"] + (allowsS3 ? ["s3"] : []) + (localRoot == nil ? [] : ["local"])
+            let allowed = schemes.dropLast().joined(separator: ", ") + " and " + schemes.last!
+            throw ImageServerError(.forbiddenSource, "only \(allowed) sources are allowed, not \(url.scheme ?? "a URL without a scheme")")
         }
         guard let host = url.host, !host.isEmpty else {
             throw ImageServerError(.forbiddenSource, "the source has no host")
