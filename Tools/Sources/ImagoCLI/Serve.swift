@@ -19,7 +19,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
         where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. /SIGNATURE/info/plain/SOURCE describes \
-        the source as JSON. Also GET /health, GET /health/live, GET /health/ready (503 once a drain starts) and GET /metrics.
+        the source as JSON. Sources: http(s) URLs, s3://BUCKET/KEY (--use-s3), local:///PATH (--local-root). Also GET /health, GET /health/live, GET /health/ready (503 once a drain starts) and GET /metrics.
         Options follow imgproxy, with its sizes to the pixel: rs/resize, s/size, rt/resizing_type \
         (fit|fill|fill-down|force|auto), w, h, mw/min-width, mh/min-height, z/zoom, dpr, el/enlarge, \
         ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \
@@ -27,7 +27,7 @@ struct Serve: AsyncParsableCommand {
         rot/rotate (multiples of 90), fl/flip, bg/background (R:G:B or hex), ar/auto_rotate, \
         mrd/max_result_dimension (with --allow-security-options), bl/blur, sh/sharpen, pix/pixelate, q/quality, \
         fq/format_quality, mb/max_bytes, f/format, pr/preset (--preset), cb/cachebuster, exp/expires, fn/filename, \
-        att/return_attachment, wm/watermark (OPACITY:POSITION:X:Y:SCALE, the image of --watermark-*), skp/skip_processing (formats sent as they are), raw (the source streamed unchanged); \
+        att/return_attachment, wm/watermark (OPACITY:POSITION:X:Y:SCALE, the image of --watermark-*), skp/skip_processing (formats sent as they are), raw (the source streamed unchanged), sm/strip_metadata, kcr/keep_copyright, scp/strip_color_profile; \
         docs/server.md describes each. rs:fit and rs:fill give the pixels of `imago fetch --resize WxH` \
         and `--resize WxH --crop`. \
         Without a format in the URL (or JPEG XL, AVIF or WebP from --auto-jxl, --auto-avif, --auto-webp, --enforce-*): the source's format for JPEG, PNG, WebP and AVIF; \
