@@ -67,6 +67,11 @@ public struct ImageServerConfiguration: Sendable {
     /// PNG stays animated, its first this-many frames resized one at a
     /// time; with 1 (the default, as imgproxy), animations give their first frame.
     public var maximumAnimationFrames: Int
+    /// Where rendered images are kept for every replica (``FileResultStore``,
+    /// ``S3ResultStore``); `nil` (the default): none. A result older than
+    /// ``timeToLive`` is rendered again; replicas sharing a store must share
+    /// their configuration (watermark, presets, qualities).
+    public var resultStore: (any ResultStore)?
     /// How `s3://BUCKET/KEY` sources are loaded; `nil` (the default)
     /// refuses them. Setting it allows them in ``sourcePolicy``.
     public var s3: S3DataLoader.Configuration?
@@ -109,6 +114,7 @@ public struct ImageServerConfiguration: Sendable {
         self.watermark = nil
         self.watermarkOpacity = 1
         self.s3 = nil
+        self.resultStore = nil
         self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount
         self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
         self.outputCacheCapacity = 64 * 1024 * 1024

@@ -38,6 +38,13 @@ struct RenderIdentity: Hashable, Sendable {
 
     /// What the output cache counts for the key beside the output's bytes.
     var cost: Int { source.absoluteString.utf8.count + 64 }
+
+    /// The key of the result store: the options (negotiated format
+    /// included) and the source, as a path would say them.
+    var storeKey: String {
+        "v1" + ImageServerPath.unsignedPath(source: source, options: options, encoding: .plain)
+            + "|\(requestedFormat?.rawValue ?? "")|\(animatedFormat?.rawValue ?? "")"
+    }
 }
 
 /// The server without HTTP plumbing: parse and check the path, join or
@@ -59,6 +66,8 @@ final class ImageServerEngine: Sendable {
     private let metrics: ServerMetrics
     /// How many `raw` sources are being streamed; at most as many as downloads.
     private let streams = Locked(0)
+    /// The S3 loader sources and an `s3://` result store use, when S3 is configured.
+    let s3Loader: S3DataLoader?
     /// How many sources were decoded, for tests of merged work.
     private let decodes = Locked(0)
 
@@ -71,12 +80,14 @@ final class ImageServerEngine: Sendable {
             ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes)
         var policy = configuration.sourcePolicy
         policy.allowsS3 = policy.allowsS3 || configuration.s3 != nil
+        let s3Loader = configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
+        self.s3Loader = s3Loader
         let loader = GuardedDataLoader(
             transport: transport,
             policy: policy,
             resolver: configuration.resolver,
             files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
-            s3: configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
+            s3: s3Loader
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
@@ -307,6 +318,7 @@ final class ImageServerEngine: Sendable {
         let defaultQuality = configuration.defaultQuality
         let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
         do {
+            if let stored = await storedResult(for: key) { return kept(stored, for: key, storing: false) }
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             let workQueue = pipeline.configuration.workQueue
             // The bytes first: they decide whether to skip or to animate,
@@ -354,11 +366,47 @@ final class ImageServerEngine: Sendable {
         }
     }
 
-    /// Counts `rendered` and keeps it for the requests that come after.
-    private func kept(_ rendered: RenderedImage, for key: RenderIdentity) -> RenderedImage {
-        metrics.rendered(rendered)
+    /// Counts `rendered` and keeps it for the requests that come after: in
+    /// the output cache, and (unless it came from there) in the result store.
+    private func kept(_ rendered: RenderedImage, for key: RenderIdentity, storing: Bool = true) -> RenderedImage {
+        if storing { metrics.rendered(rendered) }
         outputs.insert(rendered, for: key, cost: rendered.data.count + key.cost)
+        if storing, let store = configuration.resultStore {
+            let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date())
+            let name = key.storeKey
+            let (logger, metrics) = (configuration.logger, metrics)
+            // Written after the answer: a slow or broken store never holds a client.
+            Task.detached {
+                do {
+                    try await store.store(result, for: name)
+                    metrics.resultStore("written")
+                } catch {
+                    metrics.resultStore("write_failed")
+                    logger.warning("the result store could not keep a render: \(error)")
+                }
+            }
+        }
         return rendered
+    }
+
+    /// The render under `key` in the result store, when there is one, it is
+    /// younger than the time to live, and the store answers; a store that
+    /// fails is a miss (a warning and a metric).
+    private func storedResult(for key: RenderIdentity) async -> RenderedImage? {
+        guard let store = configuration.resultStore else { return nil }
+        do {
+            guard let result = try await store.result(for: key.storeKey),
+                  Date().timeIntervalSince(result.storedAt) < Double(configuration.timeToLive) else {
+                metrics.resultStore("miss")
+                return nil
+            }
+            metrics.resultStore("hit")
+            return RenderedImage(stored: result)
+        } catch {
+            metrics.resultStore("read_failed")
+            configuration.logger.warning("the result store could not be read: \(error)")
+            return nil
+        }
     }
 
     /// The source's bytes as they are, when their format is one `options`
@@ -593,6 +641,10 @@ struct ServerMetrics: Sendable {
         Counter(label: "imago_server_responses", dimensions: [("status", String(reply.status))]).increment()
         Timer(label: "imago_server_request_duration").recordNanoseconds(Int64(clamping: nanoseconds))
         Counter(label: "imago_server_bytes", dimensions: [("direction", "out")]).increment(by: reply.body.count)
+    }
+
+    func resultStore(_ outcome: String) {
+        Counter(label: "imago_server_result_store", dimensions: [("result", outcome)]).increment()
     }
 
     func outputCache(hit outcome: String) {

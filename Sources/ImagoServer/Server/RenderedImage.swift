@@ -21,6 +21,19 @@ struct RenderedImage: Sendable {
 
     /// The `Content-Type`.
     var mimeType: String { format?.mimeType ?? "image/svg+xml" }
+
+    /// An output read back from a result store: no source was loaded for it.
+    init(stored result: StoredResult) {
+        self.init(data: result.data, format: ImageFormat.allCases.first { $0.mimeType == result.contentType }, etag: result.etag,
+                  sourceLayer: "store", sourceByteCount: nil, sourceMetrics: ImageTaskMetrics(), renderingTime: 0)
+    }
+
+    /// Creates an output.
+    init(data: Data, format: ImageFormat?, etag: String, sourceLayer: String, sourceByteCount: Int?,
+         sourceMetrics: ImageTaskMetrics, renderingTime: Double) {
+        (self.data, self.format, self.etag, self.sourceLayer) = (data, format, etag, sourceLayer)
+        (self.sourceByteCount, self.sourceMetrics, self.renderingTime) = (sourceByteCount, sourceMetrics, renderingTime)
+    }
     /// The file extension for `Content-Disposition`.
     var fileExtension: String { format?.fileExtension ?? "svg" }
     /// Headers an SVG document is sent with, so that a browser that opens

@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import Hummingbird
 import Imago
+import ImagoAsyncHTTPClient
 import ImagoCodecs
 import ImagoServer
 import Logging
@@ -71,6 +72,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The region S3 requests are signed for (IMGPROXY_S3_REGION). Default: AWS_REGION, else us-east-1.")
     var s3Region: String?
+
+    @Option(help: "Keep rendered images for every replica: file:///DIR, or s3://BUCKET/PREFIX with --use-s3. A render is written once and answered from the store after.")
+    var resultStore: String?
 
     @Option(help: "Keep source bytes in this folder (replicas may share it).")
     var cacheDir: String?
@@ -158,6 +162,12 @@ struct Serve: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        if let resultStore {
+            guard let url = URL(string: resultStore), ["file", "s3"].contains(url.scheme?.lowercased() ?? "") else {
+                throw ValidationError("--result-store must be file:///DIR or s3://BUCKET/PREFIX.")
+            }
+            if url.scheme?.lowercased() == "s3", !useS3 { throw ValidationError("--result-store s3://... needs --use-s3.") }
+        }
         if let s3Endpoint {
             guard let url = URL(string: s3Endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--s3-endpoint must be an http or https URL.")
@@ -276,7 +286,7 @@ struct Serve: AsyncParsableCommand {
         let pairs: [(String, String)] = [
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
-            ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
+            ("result-store", resultStore ?? "(none)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
@@ -326,6 +336,18 @@ struct Serve: AsyncParsableCommand {
             var s3 = S3DataLoader.Configuration.fromEnvironment(endpoint: s3Endpoint.flatMap(URL.init(string:)))
             if let s3Region { s3.region = s3Region }
             configuration.s3 = s3
+        }
+        if let resultStore, let url = URL(string: resultStore) {
+            if url.scheme?.lowercased() == "s3", let s3 = configuration.s3, let bucket = url.host {
+                let loader = S3DataLoader(configuration: s3, transport: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()))
+                configuration.resultStore = S3ResultStore(bucket: bucket, prefix: url.path, loader: loader)
+            } else {
+                do {
+                    configuration.resultStore = try FileResultStore(directory: URL(fileURLWithPath: url.path, isDirectory: true))
+                } catch {
+                    throw ValidationError("--result-store \(resultStore) cannot be made: \(error.localizedDescription)")
+                }
+            }
         }
         configuration.defaultQuality = quality
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)

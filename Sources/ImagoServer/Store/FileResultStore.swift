@@ -1,0 +1,55 @@
+#if Server
+import Crypto
+import Foundation
+
+/// A ``ResultStore`` in a folder (`--result-store file:///DIR`): one file per
+/// result, named by the SHA-256 of its key, written to a temporary file and
+/// renamed into place, so a reader sees a whole object or none. A file is a
+/// header line (`imago-result 1`, the content type, the entity tag and the
+/// time it was stored) followed by the bytes; a file that does not parse is
+/// a miss.
+public struct FileResultStore: ResultStore {
+    /// The folder.
+    public let directory: URL
+
+    /// A store in `directory`, made when missing.
+    public init(directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.directory = directory
+    }
+
+    private func file(for key: String) -> URL {
+        let name = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        return directory.appendingPathComponent(String(name.prefix(2))).appendingPathComponent(name)
+    }
+
+    public func result(for key: String) async throws -> StoredResult? {
+        let url = file(for: key)
+        guard let contents = try? Data(contentsOf: url) else { return nil }
+        guard let newline = contents.firstIndex(of: 0x0A) else { return nil }
+        let header = String(decoding: contents[contents.startIndex..<newline], as: UTF8.self).split(separator: " ")
+        guard header.count == 6, header[0] == "imago-result", header[1] == "1", let stored = Double(header[4]),
+              let length = Int(header[5]), contents.count - (newline + 1 - contents.startIndex) == length else { return nil }
+        return StoredResult(data: Data(contents[(newline + 1)...]), contentType: String(header[2]), etag: String(header[3]),
+                            storedAt: Date(timeIntervalSince1970: stored))
+    }
+
+    public func store(_ result: StoredResult, for key: String) async throws {
+        let url = file(for: key)
+        let folder = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let header = "imago-result 1 \(result.contentType) \(result.etag) \(result.storedAt.timeIntervalSince1970) \(result.data.count)\n"
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
+        do {
+            try (Data(header.utf8) + result.data).write(to: temporary)
+            // rename(2) replaces the target in one step.
+            guard rename(temporary.path, url.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+}
+#endif

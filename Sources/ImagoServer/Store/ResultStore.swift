@@ -1,0 +1,38 @@
+#if Server
+import Foundation
+
+/// An encoded result kept in a ``ResultStore``: the bytes, their type, their
+/// entity tag and when they were made.
+public struct StoredResult: Sendable, Hashable {
+    /// The encoded image.
+    public var data: Data
+    /// Its `Content-Type`.
+    public var contentType: String
+    /// Its strong entity tag, quoted.
+    public var etag: String
+    /// When it was rendered.
+    public var storedAt: Date
+
+    /// Creates a stored result.
+    public init(data: Data, contentType: String, etag: String, storedAt: Date) {
+        self.data = data
+        self.contentType = contentType
+        self.etag = etag
+        self.storedAt = storedAt
+    }
+}
+
+/// Where rendered images are kept for every replica of the server
+/// (`--result-store`): a render is written once, and any replica answers a
+/// later request for it from the store, without the source.
+///
+/// A store writes every object whole (readers never see part of one) and
+/// returns `nil` for what it does not hold. The server treats a store's
+/// failures as misses: a warning and a metric, never an error for the client.
+public protocol ResultStore: Sendable {
+    /// The result under `key`, or `nil` when there is none.
+    func result(for key: String) async throws -> StoredResult?
+    /// Keeps `result` under `key`, replacing what was there.
+    func store(_ result: StoredResult, for key: String) async throws
+}
+#endif

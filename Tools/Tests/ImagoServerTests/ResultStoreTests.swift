@@ -1,0 +1,123 @@
+import Foundation
+import HummingbirdTesting
+import Imago
+import ImagoAsyncHTTPClient
+@_spi(Testing) import ImagoServer
+import LoopbackServer
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A result store shared by replicas: a render is written once, and another
+/// server answers from the store without the source; stale, broken or
+/// corrupt stores fall back to rendering.
+@Suite struct ResultStoreTests {
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("imago-results-\(UUID().uuidString)")
+    }
+
+    /// The files a folder store holds.
+    static func files(in folder: URL) -> [URL] {
+        (FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? [])
+            .filter { !$0.hasDirectoryPath && !$0.lastPathComponent.hasPrefix(".") }
+    }
+
+    /// Waits until `condition` holds (the store is written after the answer).
+    static func eventually(_ condition: () async throws -> Bool) async throws {
+        for _ in 0..<500 where try await !condition() { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    @Test func aSecondReplicaAnswersFromTheStore() async throws {
+        let origin = try await Fixture.origin()
+        let directory = Self.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try FileResultStore(directory: directory)
+        let path = Fixture.path("rs:fit:50:50", origin.url("/a.jpg"), extension: "webp")
+        let first = try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
+            let response = try await client.execute(uri: path, method: .get)
+            #expect(response.status == .ok)
+            return response
+        }
+        try await Self.eventually { Self.files(in: directory).count == 1 }
+        #expect(Self.files(in: directory).count == 1)
+        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
+            let second = try await client.execute(uri: path, method: .get)
+            #expect(second.status == .ok)
+            #expect(second.data == first.data)
+            #expect(second.header("ETag") == first.header("ETag"))
+            #expect(second.header("Content-Type") == "image/webp")
+            #expect(server.decodeCount == 0, "answered from the store")
+        }
+        #expect(origin.requestCount(for: "/a.jpg") == 1)
+    }
+
+    @Test func staleCorruptOrBrokenStoresAreMissesNotErrors() async throws {
+        let origin = try await Fixture.origin()
+        let directory = Self.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try FileResultStore(directory: directory)
+        let path = Fixture.path("w:30", origin.url("/a.png"))
+        // A time to live of 0: every stored result is stale.
+        for _ in 0..<2 {
+            try await Fixture.withServer(Fixture.configuration { $0.resultStore = store; $0.timeToLive = 0 }) { client, _ in
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .ok)
+            }
+            try await Self.eventually { !Self.files(in: directory).isEmpty }
+        }
+        #expect(origin.requestCount(for: "/a.png") == 2)
+        // A corrupt object: rendered again, and replaced whole.
+        let file = try #require(Self.files(in: directory).first)
+        try Data("imago-result 1 image/png \"x\" 0 999\ncut".utf8).write(to: file)
+        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
+            let response = try await client.execute(uri: path, method: .get)
+            #expect(response.status == .ok)
+            #expect(server.decodeCount == 1)
+        }
+        try await Self.eventually { (try? await store.result(for: "")) == nil && (try? Data(contentsOf: file).count) ?? 0 > 100 }
+        // A broken store (its folder is now a file): every request still answered.
+        try FileManager.default.removeItem(at: directory)
+        try Data("not a folder".utf8).write(to: directory)
+        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
+            let again = try await client.execute(uri: path, method: .get)
+            #expect(again.status == .ok)
+            let other = try await client.execute(uri: Fixture.path("w:31", origin.url("/a.png")), method: .get)
+            #expect(other.status == .ok)
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func anS3StoreIsSharedToo() async throws {
+        let moto = try await S3Tests.Moto()
+        #expect(try await S3Tests.put(moto.endpoint.appendingPathComponent("results")) == 200)
+        let origin = try await Fixture.origin()
+        let loader = S3DataLoader(configuration: .init(endpoint: moto.endpoint, credentials: S3Tests.credentials),
+                                  transport: AsyncHTTPClientDataLoader())
+        let store = S3ResultStore(bucket: "results", prefix: "/renders/", loader: loader)
+        let path = Fixture.path("rs:fit:40:40", origin.url("/a.jpg"))
+        let first = try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
+            try await client.execute(uri: path, method: .get)
+        }
+        #expect(first.status == .ok)
+        let found: String? = try await { () async throws -> String? in
+            for _ in 0..<500 {
+                // Listing the bucket through moto: one object under the prefix.
+                let (data, _) = try await AsyncHTTPClientDataLoader().data(for: URLRequest(url: moto.endpoint.appendingPathComponent("results")))
+                let text = String(decoding: data, as: UTF8.self)
+                if let range = text.range(of: "<Key>renders/") { return String(text[range.upperBound...].prefix(64)) }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }()
+        let key = try #require(found)
+        #expect(key.count == 64)
+        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
+            let second = try await client.execute(uri: path, method: .get)
+            #expect(second.data == first.data)
+            #expect(second.header("ETag") == first.header("ETag"))
+            #expect(server.decodeCount == 0)
+        }
+        #expect(origin.requestCount(for: "/a.jpg") == 1)
+    }
+}
