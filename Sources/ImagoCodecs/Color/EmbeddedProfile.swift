@@ -30,10 +30,7 @@ enum EmbeddedProfile {
             segments.append(contentsOf: Array("ICC_PROFILE".utf8) + [0, UInt8(index + 1), UInt8(parts.count)])
             segments.append(part)
         }
-        var insertAt = jpeg.startIndex + 2   // after SOI
-        if jpeg.count >= 6, jpeg[insertAt] == 0xFF, jpeg[insertAt + 1] == 0xE0 {
-            insertAt += 2 + (Int(jpeg[insertAt + 2]) << 8 | Int(jpeg[insertAt + 3]))
-        }
+        let insertAt = metadataIndex(inJPEG: jpeg)
         var result = Data(jpeg[jpeg.startIndex..<insertAt])
         result.append(segments)
         result.append(jpeg[insertAt...])
@@ -50,18 +47,32 @@ enum EmbeddedProfile {
             chunks[8] |= 0x20                                       // ICC profile flag
             chunks.insert(contentsOf: iccp, at: 18)                 // after the 10-byte VP8X payload
         } else {
-            var payload = [UInt8](repeating: 0, count: 10)
-            payload[0] = 0x20 | (hasAlpha ? 0x10 : 0)
-            for (offset, value) in [(4, width - 1), (7, height - 1)] {
-                payload[offset] = UInt8(value & 0xFF)
-                payload[offset + 1] = UInt8((value >> 8) & 0xFF)
-                payload[offset + 2] = UInt8((value >> 16) & 0xFF)
-            }
-            chunks = chunk("VP8X", payload) + iccp + chunks
+            chunks = chunk("VP8X", vp8xPayload(flags: 0x20, width: width, height: height, hasAlpha: hasAlpha)) + iccp + chunks
         }
         var result = Array("RIFF".utf8) + littleEndian32(4 + chunks.count) + Array("WEBP".utf8)
         result += chunks
         return Data(result)
+    }
+
+    /// Where metadata segments go in a JPEG: after `SOI` and any `APP0` (JFIF) segment.
+    static func metadataIndex(inJPEG jpeg: Data) -> Data.Index {
+        var index = jpeg.startIndex + 2   // after SOI
+        if jpeg.count >= 6, jpeg[index] == 0xFF, jpeg[index + 1] == 0xE0 {
+            index += 2 + (Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3]))
+        }
+        return index
+    }
+
+    /// The 10 bytes of a `VP8X` chunk: `flags` (plus the alpha flag), and the canvas size.
+    static func vp8xPayload(flags: UInt8, width: Int, height: Int, hasAlpha: Bool) -> [UInt8] {
+        var payload = [UInt8](repeating: 0, count: 10)
+        payload[0] = flags | (hasAlpha ? 0x10 : 0)
+        for (offset, value) in [(4, width - 1), (7, height - 1)] {
+            payload[offset] = UInt8(value & 0xFF)
+            payload[offset + 1] = UInt8((value >> 8) & 0xFF)
+            payload[offset + 2] = UInt8((value >> 16) & 0xFF)
+        }
+        return payload
     }
 
     private static func chunk(_ name: String, _ payload: [UInt8]) -> [UInt8] {

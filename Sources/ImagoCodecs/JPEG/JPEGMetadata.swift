@@ -12,6 +12,10 @@ struct JPEGMetadata: Sendable {
     /// its segments are inconsistent (missing, repeated or miscounted
     /// parts), which browsers also ignore.
     var colorProfile: ColorProfile?
+    /// Where the first `APP1 Exif` segment's TIFF structure lies in the
+    /// data (offsets from its first byte), for a caller that keeps EXIF;
+    /// `nil` when there is none.
+    var exifRange: Range<Int>?
 
     /// Reads the markers before the first scan; every offset is bounds-checked.
     init(reading data: Data) {
@@ -31,6 +35,9 @@ struct JPEGMetadata: Sendable {
                 let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
                 guard length >= 2, offset + 2 + length <= bytes.count else { return }
                 let segment = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 2 + length)])
+                if marker == 0xE1, exifRange == nil, segment.count > 6, Array(segment[0..<6]) == Self.exifHeader {
+                    exifRange = (offset + 10)..<(offset + 2 + length)
+                }
                 if marker == 0xE1, !exifFound, let orientation = Self.orientation(inAPP1: segment) {
                     self.orientation = orientation
                     exifFound = true
@@ -59,9 +66,11 @@ struct JPEGMetadata: Sendable {
         return (Int(segment[12]), Int(segment[13]), Data(segment[14...]))
     }
 
+    /// `Exif\0\0`, the start of an `APP1` segment that holds EXIF.
+    private static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+
     /// Parses `Exif\0\0` + a TIFF header + IFD0 for tag 0x0112.
     private static func orientation(inAPP1 segment: UnsafeBufferPointer<UInt8>) -> ImageOrientation? {
-        let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
         guard segment.count >= 14, Array(segment[0..<6]) == exifHeader else { return nil }
         return ExifOrientation.orientation(inTIFF: UnsafeBufferPointer(rebasing: segment[6...]))
     }

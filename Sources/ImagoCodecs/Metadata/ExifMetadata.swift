@@ -11,10 +11,11 @@ package enum ExifMetadata {
     /// segment, a PNG's `eXIf` chunk, a WebP's `EXIF` chunk (without any
     /// `Exif\0\0` prefix); `nil` when there is none, or for other formats.
     package static func tiff(in data: Data) -> Data? {
+        // The formats' own metadata readers find the EXIF, with no copy of the file.
         let found: Data? = switch ImageFormat(sniffing: data) {
-        case .jpeg?: jpegEXIF(data)
-        case .png?: pngChunk("eXIf", in: data)
-        case .webp?: webpChunk("EXIF", in: data)
+        case .jpeg?: JPEGMetadata(reading: data).exifRange.map { data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound] }
+        case .png?: try? SpngContext.withContext(data) { $0.exif() }
+        case .webp?: WebPMetadata(reading: data).exifRange.map { data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound] }
         default: nil
         }
         guard var tiff = found else { return nil }
@@ -80,59 +81,12 @@ package enum ExifMetadata {
 
     private static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 
-    private static func jpegEXIF(_ data: Data) -> Data? {
-        let bytes = [UInt8](data.prefix(1 << 20))
-        var offset = 2
-        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
-            let marker = bytes[offset + 1]
-            if marker == 0xFF { offset += 1; continue }
-            if marker == 0xDA || marker == 0xD9 { return nil }
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            guard length >= 2, offset + 2 + length <= bytes.count else { return nil }
-            let segment = bytes[(offset + 4)..<(offset + 2 + length)]
-            if marker == 0xE1, segment.starts(with: exifPrefix) { return Data(segment.dropFirst(6)) }
-            offset += 2 + length
-        }
-        return nil
-    }
-
-    private static func pngChunk(_ name: String, in data: Data) -> Data? {
-        let bytes = [UInt8](data)
-        var offset = 8
-        while offset + 12 <= bytes.count {
-            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            guard length >= 0, length <= bytes.count - offset - 12 else { return nil }
-            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-            if type == name { return Data(bytes[offset + 8..<offset + 8 + length]) }
-            if type == "IDAT" || type == "IEND" { return nil }
-            offset += 12 + length
-        }
-        return nil
-    }
-
-    private static func webpChunk(_ name: String, in data: Data) -> Data? {
-        let bytes = [UInt8](data)
-        guard bytes.count >= 12 else { return nil }
-        var offset = 12
-        while offset + 8 <= bytes.count {
-            let type = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
-            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
-            guard size <= bytes.count - offset - 8 else { return nil }
-            if type == name { return Data(bytes[offset + 8..<offset + 8 + size]) }
-            offset += 8 + size + (size & 1)
-        }
-        return nil
-    }
-
     // MARK: Writing
 
     private static func insertingJPEG(_ tiff: Data, into jpeg: Data) -> Data {
         let payload = exifPrefix + [UInt8](tiff)
         guard payload.count + 2 <= 65_535, jpeg.count >= 4 else { return jpeg }
-        var insertAt = jpeg.startIndex + 2
-        if jpeg.count >= 6, jpeg[insertAt] == 0xFF, jpeg[insertAt + 1] == 0xE0 {
-            insertAt += 2 + (Int(jpeg[insertAt + 2]) << 8 | Int(jpeg[insertAt + 3]))
-        }
+        let insertAt = EmbeddedProfile.metadataIndex(inJPEG: jpeg)
         let length = payload.count + 2
         var result = Data(jpeg[jpeg.startIndex..<insertAt])
         result.append(contentsOf: [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload)
@@ -157,13 +111,8 @@ package enum ExifMetadata {
             var features = WebPBitstreamFeatures()
             let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
             guard status == VP8_STATUS_OK else { return webp }
-            var payload = [UInt8](repeating: 0, count: 10)
-            payload[0] = features.has_alpha != 0 ? 0x10 : 0
-            for (offset, value) in [(4, Int(features.width) - 1), (7, Int(features.height) - 1)] {
-                payload[offset] = UInt8(value & 0xFF)
-                payload[offset + 1] = UInt8((value >> 8) & 0xFF)
-                payload[offset + 2] = UInt8((value >> 16) & 0xFF)
-            }
+            let payload = EmbeddedProfile.vp8xPayload(flags: 0, width: Int(features.width), height: Int(features.height),
+                                                      hasAlpha: features.has_alpha != 0)
             bytes = Array(bytes[0..<12]) + Array("VP8X".utf8) + le32(10) + payload + bytes[12...]
         }
         bytes[20] |= 0x08   // the EXIF flag

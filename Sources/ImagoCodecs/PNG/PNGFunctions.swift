@@ -132,6 +132,13 @@ struct SpngContext: ~Copyable {
         }
     }
 
+    /// The `eXIf` chunk's bytes, when there is one before the image data.
+    func exif() -> Data? {
+        var exif = spng_exif()
+        guard spng_get_exif(context, &exif) == 0, let bytes = exif.data, exif.length > 0 else { return nil }
+        return Data(bytes: bytes, count: exif.length)
+    }
+
     /// Reads the `IHDR` chunk.
     func header() throws -> spng_ihdr {
         var header = spng_ihdr()
@@ -144,11 +151,7 @@ struct SpngContext: ~Copyable {
     /// `sRGB` chunk, else the one `gAMA` and `cHRM` describe (PNG's order of
     /// precedence). A malformed chunk counts as absent, as browsers treat it.
     func metadata() -> (colorProfile: ColorProfile?, orientation: ImageOrientation) {
-        var orientation = ImageOrientation.up
-        var exif = spng_exif()
-        if spng_get_exif(context, &exif) == 0, let bytes = exif.data, exif.length > 0 {
-            orientation = ExifOrientation.orientation(inEXIF: Data(bytes: bytes, count: exif.length))
-        }
+        let orientation = exif().map(ExifOrientation.orientation(inEXIF:)) ?? .up
         var iccp = spng_iccp()
         if spng_get_iccp(context, &iccp) == 0, let bytes = iccp.profile, iccp.profile_len > 0 {
             return (ColorProfile(data: Data(bytes: bytes, count: iccp.profile_len)), orientation)

@@ -9,6 +9,9 @@ struct WebPMetadata: Sendable {
     var colorProfile: ColorProfile?
     /// The EXIF orientation; ``ImageOrientation/up`` when there is none.
     var orientation: ImageOrientation = .up
+    /// Where the first `EXIF` chunk's payload lies in the data (offsets
+    /// from its first byte), for a caller that keeps EXIF; `nil` when there is none.
+    var exifRange: Range<Int>?
 
     /// Walks the chunks after the `RIFF….WEBP` header, bounds-checked; a
     /// chunk that runs past the end stops the walk.
@@ -29,6 +32,7 @@ struct WebPMetadata: Sendable {
                     sawProfile = true
                 } else if name == "EXIF", !sawEXIF {
                     orientation = ExifOrientation.orientation(inEXIF: Data(payload))
+                    exifRange = start..<start + size
                     sawEXIF = true
                 }
                 offset = start + size + (size & 1)

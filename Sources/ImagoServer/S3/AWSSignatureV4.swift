@@ -1,6 +1,7 @@
 #if Server
 import Crypto
 import Foundation
+import Imago
 
 /// AWS Signature Version 4 (`AWS4-HMAC-SHA256`) for one request, as AWS's
 /// published specification builds it: a canonical request, a string to
@@ -131,7 +132,7 @@ public struct AWSSignatureV4: Sendable {
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        bytes.lowercaseHex
     }
 }
 #endif

@@ -105,12 +105,7 @@ public struct S3DataLoader: DataLoading {
             throw ImageServerError(.sourceAccessDenied, "S3 refused access to \(source.absoluteString.prefix(300))\(detail)")
         }
         // Answered under the source's own URL, as every loader answers.
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
-        }
-        let relabelled = HTTPURLResponse(url: source, statusCode: http.statusCode, httpVersion: nil, headerFields: fields) ?? http
-        return DataLoadingResponse(response: relabelled, body: loaded.body)
+        return DataLoadingResponse(response: GuardedDataLoader.response(http, as: source), body: loaded.body)
     }
 
     /// `: CODE: MESSAGE` from S3's XML error body (its first 16 KB), or nothing.

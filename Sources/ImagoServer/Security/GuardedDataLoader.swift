@@ -128,7 +128,7 @@ public struct GuardedDataLoader: DataLoading {
     }
 
     /// The transport's response, under the URL the caller asked for rather than a pinned address.
-    private static func response(_ response: URLResponse, as url: URL) -> URLResponse {
+    static func response(_ response: URLResponse, as url: URL) -> URLResponse {
         guard let http = response as? HTTPURLResponse, http.url != url else { return response }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

@@ -1,5 +1,4 @@
 #if Server
-import Crypto
 import Foundation
 
 /// A ``ResultStore`` in a folder (`--result-store file:///DIR`): one file per
@@ -19,7 +18,7 @@ public struct FileResultStore: ResultStore {
     }
 
     private func file(for key: String) -> URL {
-        let name = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let name = Self.objectName(for: key)
         return directory.appendingPathComponent(String(name.prefix(2))).appendingPathComponent(name)
     }
 

@@ -1,5 +1,7 @@
 #if Server
+import Crypto
 import Foundation
+import Imago
 
 /// An encoded result kept in a ``ResultStore``: the bytes, their type, their
 /// entity tag and when they were made.
@@ -34,5 +36,12 @@ public protocol ResultStore: Sendable {
     func result(for key: String) async throws -> StoredResult?
     /// Keeps `result` under `key`, replacing what was there.
     func store(_ result: StoredResult, for key: String) async throws
+}
+
+extension ResultStore {
+    /// The name a store gives the object of `key`: its SHA-256 in hex.
+    static func objectName(for key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).lowercaseHex
+    }
 }
 #endif

@@ -1,5 +1,4 @@
 #if Server
-import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -26,7 +25,7 @@ public struct S3ResultStore: ResultStore {
     }
 
     private func objectURL(for key: String) -> URL {
-        let name = SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        let name = Self.objectName(for: key)
         return URL(string: "s3://\(bucket)/" + (prefix.isEmpty ? "" : prefix + "/") + name)!
     }
 
