@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", hummingbird,
+                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", "SharedState", hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

@@ -72,6 +72,10 @@ public struct ImageServerConfiguration: Sendable {
     /// ``timeToLive`` is rendered again; replicas sharing a store must share
     /// their configuration (watermark, presets, qualities).
     public var resultStore: (any ResultStore)?
+    /// The most seconds a result-store lookup or write may take; a lookup
+    /// that takes longer is a miss, a write that takes longer is given up
+    /// (each with a warning and a metric). Default: 3.
+    public var resultStoreTimeout: Double
     /// How `s3://BUCKET/KEY` sources are loaded; `nil` (the default)
     /// refuses them. Setting it allows them in ``sourcePolicy``.
     public var s3: S3DataLoader.Configuration?
@@ -115,6 +119,7 @@ public struct ImageServerConfiguration: Sendable {
         self.watermarkOpacity = 1
         self.s3 = nil
         self.resultStore = nil
+        self.resultStoreTimeout = 3
         self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount
         self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
         self.outputCacheCapacity = 64 * 1024 * 1024

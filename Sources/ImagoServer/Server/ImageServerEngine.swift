@@ -374,11 +374,11 @@ final class ImageServerEngine: Sendable {
         if storing, let store = configuration.resultStore {
             let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date())
             let name = key.storeKey
-            let (logger, metrics) = (configuration.logger, metrics)
+            let (logger, metrics, timeout) = (configuration.logger, metrics, configuration.resultStoreTimeout)
             // Written after the answer: a slow or broken store never holds a client.
             Task.detached {
                 do {
-                    try await store.store(result, for: name)
+                    try await withinDeadline(timeout) { try await store.store(result, for: name) }
                     metrics.resultStore("written")
                 } catch {
                     metrics.resultStore("write_failed")
@@ -394,8 +394,9 @@ final class ImageServerEngine: Sendable {
     /// fails is a miss (a warning and a metric).
     private func storedResult(for key: RenderIdentity) async -> RenderedImage? {
         guard let store = configuration.resultStore else { return nil }
+        let name = key.storeKey
         do {
-            guard let result = try await store.result(for: key.storeKey),
+            guard let result = try await withinDeadline(configuration.resultStoreTimeout, { try await store.result(for: name) }),
                   Date().timeIntervalSince(result.storedAt) < Double(configuration.timeToLive) else {
                 metrics.resultStore("miss")
                 return nil
@@ -633,7 +634,9 @@ final class ImageServerEngine: Sendable {
 /// bootstraps a metrics backend. Each image request is counted here once
 /// (`imago_server_responses` by status, `imago_server_request_duration`);
 /// an application that also installs an HTTP metrics middleware counts the
-/// same requests a second time under its own names.
+/// same requests a second time under its own names. `imago_server_renders`
+/// counts outputs made here (not answered from the output cache or the
+/// result store): across replicas, renders per distinct image.
 struct ServerMetrics: Sendable {
     let inFlight = Meter(label: "imago_server_in_flight")
 
@@ -652,6 +655,7 @@ struct ServerMetrics: Sendable {
     }
 
     func rendered(_ rendered: RenderedImage) {
+        Counter(label: "imago_server_renders").increment()
         Counter(label: "imago_server_sources", dimensions: [("layer", rendered.sourceLayer)]).increment()
         if rendered.sourceLayer == ImageResponse.Source.network.rawValue, let bytes = rendered.sourceByteCount {
             Counter(label: "imago_server_bytes", dimensions: [("direction", "in")]).increment(by: bytes)

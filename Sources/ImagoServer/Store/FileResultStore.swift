@@ -6,15 +6,30 @@ import Foundation
 /// renamed into place, so a reader sees a whole object or none. A file is a
 /// header line (`imago-result 1`, the content type, the entity tag and the
 /// time it was stored) followed by the bytes; a file that does not parse is
-/// a miss.
+/// a miss. Temporary files a crashed writer left behind are deleted when a
+/// store is created, once an hour old (a live writer renames its file
+/// within moments, so replicas sharing the folder never lose one).
 public struct FileResultStore: ResultStore {
     /// The folder.
     public let directory: URL
 
-    /// A store in `directory`, made when missing.
+    /// A store in `directory`, made when missing; temporary files older
+    /// than an hour in it are deleted.
     public init(directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
+        removeAbandonedFiles(olderThan: Date().addingTimeInterval(-3600))
+    }
+
+    /// Deletes the temporary files (`.NAME.UUID`) last written before `date`.
+    func removeAbandonedFiles(olderThan date: Date) {
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.contentModificationDateKey])
+        while let file = files?.nextObject() as? URL {
+            guard file.lastPathComponent.hasPrefix("."),
+                  let modified = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
+                  modified < date else { continue }
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     private func file(for key: String) -> URL {

@@ -76,6 +76,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Keep rendered images for every replica: file:///DIR, or s3://BUCKET/PREFIX with --use-s3. A render is written once and answered from the store after.")
     var resultStore: String?
 
+    @Option(help: "The most seconds a result-store lookup or write may take; a slower lookup is a miss, a slower write is given up.")
+    var resultStoreTimeout = 3.0
+
     @Option(help: "Keep source bytes in this folder (replicas may share it).")
     var cacheDir: String?
 
@@ -161,6 +164,7 @@ struct Serve: AsyncParsableCommand {
         if cacheDir != nil && noCache { throw ValidationError("--cache-dir and --no-cache exclude each other.") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
+        guard resultStoreTimeout > 0, resultStoreTimeout.isFinite else { throw ValidationError("--result-store-timeout must be a positive number of seconds.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
         if let resultStore {
             guard let url = URL(string: resultStore), ["file", "s3"].contains(url.scheme?.lowercased() ?? "") else {
@@ -286,7 +290,7 @@ struct Serve: AsyncParsableCommand {
         let pairs: [(String, String)] = [
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
-            ("result-store", resultStore ?? "(none)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
+            ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
@@ -349,6 +353,7 @@ struct Serve: AsyncParsableCommand {
                 }
             }
         }
+        configuration.resultStoreTimeout = resultStoreTimeout
         configuration.defaultQuality = quality
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
         configuration.maximumSourceBytes = maxSrcFileSize

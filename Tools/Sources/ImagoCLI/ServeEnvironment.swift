@@ -25,7 +25,7 @@ enum ServeEnvironment {
     static let flags: [String: Kind] = [
         "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
-        "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option,
+        "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "ttl": .option, "quality": .option,
         "max-src-resolution": .option, "max-src-file-size": .option,
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,

@@ -3,7 +3,9 @@ import HummingbirdTesting
 import Imago
 import ImagoAsyncHTTPClient
 @_spi(Testing) import ImagoServer
+import ImagoCodecs
 import LoopbackServer
+import SharedState
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -120,4 +122,92 @@ import FoundationNetworking
         }
         #expect(origin.requestCount(for: "/a.jpg") == 1)
     }
+
+    /// A store that never answers (a hung connection that ignores cancellation).
+    struct HangingStore: ResultStore {
+        let calls = Locked(0)
+        func result(for key: String) async throws -> StoredResult? { try await hang() }
+        func store(_ result: StoredResult, for key: String) async throws { try await hang() }
+        private func hang() async throws -> Never {
+            calls.withLock { $0 += 1 }
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            fatalError("never resumed")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aHangingStoreIsAMissAfterItsTimeout() async throws {
+        let origin = try await Fixture.origin()
+        let store = HangingStore()
+        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store; $0.resultStoreTimeout = 0.2 }) { client, server in
+            let response = try await client.execute(uri: Fixture.path("rs:fit:20:20", origin.url("/a.png")), method: .get)
+            #expect(response.status == .ok)
+            #expect(try response.image().width == 20)
+            #expect(server.decodeCount == 1)
+        }
+        // The lookup, then the write (after the answer).
+        try await Self.eventually { store.calls.withLock { $0 } == 2 }
+        #expect(store.calls.withLock { $0 } == 2)
+    }
+
+    @Test func temporaryFilesACrashLeftAreDeletedOnceAnHourOld() throws {
+        let directory = Self.folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let shard = directory.appendingPathComponent("ab")
+        try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+        let abandoned = shard.appendingPathComponent(".abcd.\(UUID().uuidString)")
+        let live = shard.appendingPathComponent(".abce.\(UUID().uuidString)")
+        let kept = shard.appendingPathComponent("ab" + String(repeating: "0", count: 62))
+        for file in [abandoned, live, kept] { try Data("x".utf8).write(to: file) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: abandoned.path)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: kept.path)
+        _ = try FileResultStore(directory: directory)
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(FileManager.default.fileExists(atPath: live.path), "a writer may still be renaming it")
+        #expect(FileManager.default.fileExists(atPath: kept.path), "results are not temporary files")
+    }
+
+    #if os(Linux)
+    /// A store on a file system with no room: every client still gets its
+    /// image, and no partial or temporary file stays behind.
+    @Test func aFullDiskCostsNoAnswerAndLeavesNoPartialFile() async throws {
+        let directory = Self.folder()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A 64 KiB tmpfs (the tests run as root in CI, as ip netns does).
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", directory.path]
+        try mount.run()
+        mount.waitUntilExit()
+        try #require(mount.terminationStatus == 0, "mounting a small tmpfs needs root")
+        defer {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = [directory.path]
+            try? unmount.run()
+            unmount.waitUntilExit()
+        }
+        // Nearly full: 60 KiB taken by another file.
+        try Data(count: 60 * 1024).write(to: directory.appendingPathComponent("filler"))
+        let store = try FileResultStore(directory: directory.appendingPathComponent("results"))
+        // Noise: its PNG cannot fit in the room left.
+        var generator = SystemRandomNumberGenerator()
+        let noise = Image(width: 400, height: 400, pixels: (0..<(400 * 400 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let origin = try await Fixture.origin(["/big.png": .ok(try ImageEncoders.png().encode(noise), contentType: "image/png")])
+        let path = Fixture.path("rs:fit:300:300", origin.url("/big.png"))
+        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
+            for _ in 0..<2 {
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .ok)
+                #expect(try response.image().width == 300)
+            }
+        }
+        // The write failed (the lookup found nothing either time it was made).
+        try await Task.sleep(for: .milliseconds(300))
+        let left = FileManager.default.enumerator(at: directory.appendingPathComponent("results"), includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath } ?? []
+        #expect(left.isEmpty, "no partial result and no temporary file: \(left)")
+        #expect(try await store.result(for: "anything") == nil)
+    }
+    #endif
 }
