@@ -15,7 +15,9 @@ struct ImageServerReply: Sendable {
     var status: Int
     var headers: [(name: String, value: String)]
     var body: Data
-    /// How it was answered, for the request log: `hit`, `miss`, `joined`, or the error code.
+    /// How it was answered, for the request log: `hit` (the output cache),
+    /// `store` (the result store), `miss` (rendered), `joined` (another
+    /// request's render), or the error code.
     var outcome: String
     /// What follows ``body`` when the answer is streamed (a `raw` path).
     var stream: StreamedBody? = nil
@@ -187,8 +189,11 @@ final class ImageServerEngine: Sendable {
                 return .failure(error as? ImageServerError ?? ImageServerError(answering: error))
             }
         }.value
-        return okReply(try result.get(), variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
-                       ifNoneMatch: ifNoneMatch, outcome: outcome)
+        let rendered = try result.get()
+        // A job that found its output in the result store made none.
+        let made = outcome == "miss" && rendered.sourceLayer == RenderedImage.storeLayer ? "store" : outcome
+        return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
+                       ifNoneMatch: ifNoneMatch, outcome: made)
     }
 
     /// Answers a `raw` path: the source's bytes streamed through unchanged

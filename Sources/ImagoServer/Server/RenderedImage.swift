@@ -23,9 +23,12 @@ struct RenderedImage: Sendable {
     var mimeType: String { format?.mimeType ?? "image/svg+xml" }
 
     /// An output read back from a result store: no source was loaded for it.
+    /// The ``sourceLayer`` of an output read from the result store.
+    static let storeLayer = "store"
+
     init(stored result: StoredResult) {
         self.init(data: result.data, format: ImageFormat.allCases.first { $0.mimeType == result.contentType }, etag: result.etag,
-                  sourceLayer: "store", sourceByteCount: nil, sourceMetrics: ImageTaskMetrics(), renderingTime: 0)
+                  sourceLayer: Self.storeLayer, sourceByteCount: nil, sourceMetrics: ImageTaskMetrics(), renderingTime: 0)
     }
 
     /// Creates an output.
