@@ -210,4 +210,66 @@ import FoundationNetworking
         #expect(try await store.result(for: "anything") == nil)
     }
     #endif
+
+    /// How a scripted S3 store misbehaves, per method.
+    enum StoreFault: CaseIterable, Sendable {
+        /// 500 to every request.
+        case serverError
+        /// A GET cut short (fewer bytes than its Content-Length), as an object
+        /// deleted or replaced while it was read; PUTs reset before an answer.
+        case cutShort
+        /// A GET whose object is whole but whose metadata does not match it.
+        case wrongMetadata
+        /// A bucket that does not exist: S3's 404 NoSuchBucket to both.
+        case noSuchBucket
+    }
+
+    static func faultyStore(_ fault: StoreFault) async throws -> LoopbackServer {
+        try await LoopbackServer.start(handler: { request in
+            let body = Fixture.png
+            switch (fault, request.method) {
+            case (.serverError, _):
+                return .text("<Error><Code>InternalError</Code></Error>", status: 500, contentType: "application/xml")
+            case (.cutShort, "GET"):
+                return ServedResponse(headers: [("Content-Type", "image/png"), ("x-amz-meta-imago-etag", "\"x\""),
+                                                ("x-amz-meta-imago-stored", "\(Date().timeIntervalSince1970)"),
+                                                ("x-amz-meta-imago-length", "\(body.count)")],
+                                      body: body, delivery: .truncated(afterBytes: body.count / 2))
+            case (.cutShort, _):
+                return ServedResponse(delivery: .resetBeforeHead)
+            case (.wrongMetadata, "GET"):
+                return ServedResponse(headers: [("Content-Type", "image/png"), ("x-amz-meta-imago-etag", "\"x\""),
+                                                ("x-amz-meta-imago-stored", "\(Date().timeIntervalSince1970)"),
+                                                ("x-amz-meta-imago-length", "\(body.count + 1)")], body: body)
+            case (.wrongMetadata, _):
+                return ServedResponse(status: 200)
+            case (.noSuchBucket, _):
+                return .text("<Error><Code>NoSuchBucket</Code></Error>", status: 404, contentType: "application/xml")
+            }
+        })
+    }
+
+    /// Every way an S3 store can fail costs the client nothing: each request
+    /// is rendered and answered, and nothing the store sent is served.
+    @Test(.timeLimit(.minutes(1)), arguments: StoreFault.allCases)
+    func anS3StoreThatFailsIsAMissNotAnError(_ fault: StoreFault) async throws {
+        let s3 = try await Self.faultyStore(fault)
+        let origin = try await Fixture.origin()
+        let loader = S3DataLoader(configuration: .init(endpoint: s3.baseURL, credentials: S3Tests.credentials),
+                                  transport: AsyncHTTPClientDataLoader())
+        let store = S3ResultStore(bucket: "results", prefix: "renders", loader: loader)
+        let path = Fixture.path("rs:fit:30:30", origin.url("/a.jpg"), extension: "png")
+        for round in 1...2 {
+            // A server per round, as replicas: the output cache does not answer the second.
+            try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .ok, "round \(round)")
+                #expect(try response.image().width == 30)
+                #expect(response.data != Fixture.png, "nothing from the store is served")
+                #expect(server.decodeCount == 1)
+            }
+        }
+        #expect(origin.requestCount(for: "/a.jpg") >= 1)
+        #expect(s3.requests.contains { $0.method == "GET" } && s3.requests.contains { $0.method == "PUT" })
+    }
 }
