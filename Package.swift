@@ -134,7 +134,7 @@ let package = Package(
         // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl"],
+            dependencies: ["Imago", "CImagoKernels", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.

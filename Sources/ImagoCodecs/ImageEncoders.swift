@@ -13,10 +13,11 @@ import Imago
 /// encoder, with one set of default qualities (``defaultQuality(for:)``):
 /// the `imago` tool and the image server both write through it.
 public enum ImageEncoders {
-    /// A PNG encoder. An image's colour profile is always embedded;
+    /// A PNG encoder, compressing as `compression` says (speed against
+    /// size). An image's colour profile is always embedded;
     /// `embedsSRGBProfile` also marks images without one as sRGB.
-    public static func png(compressionLevel: Int = 6, embedsSRGBProfile: Bool = false) -> PNGEncoder {
-        PNGEncoder(compressionLevel: compressionLevel, embedsSRGBProfile: embedsSRGBProfile)
+    public static func png(compression: PNGEncoder.Compression = .default, embedsSRGBProfile: Bool = false) -> PNGEncoder {
+        PNGEncoder(compression: compression, embedsSRGBProfile: embedsSRGBProfile)
     }
 
     /// A JPEG encoder. An image's colour profile is always embedded;

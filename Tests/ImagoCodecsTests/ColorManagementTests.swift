@@ -113,7 +113,7 @@ import Testing
 
     @Test func anSRGBProfileIsRecognisedAndChangesNothing() throws {
         let card = try decode("card-srgb.png")
-        let tagged = try ImageEncoders.png(compressionLevel: 1).encode(withProfile(card, .sRGB))
+        let tagged = try ImageEncoders.png(compression: .fast).encode(withProfile(card, .sRGB))
         let stored = try ImageDecoders.png().decode(tagged, options: Self.keep)
         #expect(stored.colorProfile == .sRGB)
         #expect(try ImageDecoders.png().decode(tagged, options: ImageDecodingOptions()).pixels == card.pixels)

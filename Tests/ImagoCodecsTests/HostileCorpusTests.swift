@@ -126,7 +126,7 @@ import Testing
         case .png:
             return [
                 Seed(name: "png-gradient", data: try ImageEncoders.png().encode(gradient)),
-                Seed(name: "png-alpha", data: try ImageEncoders.png(compressionLevel: 9).encode(translucent)),
+                Seed(name: "png-alpha", data: try ImageEncoders.png(compression: .best).encode(translucent)),
                 Seed(name: "png-basn3p04", data: try Fixtures.data("pngsuite/basn3p04.png")),   // palette
                 Seed(name: "png-basi6a16", data: try Fixtures.data("pngsuite/basi6a16.png")),   // interlaced, 16-bit
                 Seed(name: "png-tbrn2c08", data: try Fixtures.data("pngsuite/tbrn2c08.png")),   // tRNS

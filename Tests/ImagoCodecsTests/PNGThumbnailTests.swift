@@ -35,7 +35,7 @@ import Testing
     @Test(arguments: [(PixelFormat.rgb8, 640, 480), (.rgba8, 333, 517), (.rgb8, 1, 300), (.rgba8, 300, 1)])
     func largerImagesStreamToTheSameThumbnail(format: PixelFormat, width: Int, height: Int) throws {
         let source = Self.noise(width: width, height: height, format: format)
-        let data = try ImageEncoders.png(compressionLevel: 1).encode(source)
+        let data = try ImageEncoders.png(compression: .fast).encode(source)
         #expect(try decoder.decode(data) == source)
         for thumbnail in Self.thumbnails + [Thumbnail(maximumPixelSize: 256), Thumbnail(width: 256, height: 100, mode: .fill)] {
             let streamed = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
@@ -46,7 +46,7 @@ import Testing
     @Test func aLargeImageStreamsToTheSameThumbnail() throws {
         // 4.3 megapixels over many IDAT chunks, inflated and downscaled a row at a time.
         let source = TestImages.gradient(width: 2_100, height: 2_050)
-        let data = try ImageEncoders.png(compressionLevel: 1).encode(source)
+        let data = try ImageEncoders.png(compression: .fast).encode(source)
         for thumbnail in [Thumbnail(maximumPixelSize: 64), Thumbnail(width: 300, height: 100, mode: .crop)] {
             let streamed = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
             #expect(streamed == Self.expected(source, thumbnail), "\(thumbnail)")
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func truncatedImageDataFailsTheThumbnail() throws {
-        let bytes = [UInt8](try ImageEncoders.png(compressionLevel: 1).encode(Self.noise(width: 200, height: 150, format: .rgb8)))
+        let bytes = [UInt8](try ImageEncoders.png(compression: .fast).encode(Self.noise(width: 200, height: 150, format: .rgb8)))
         let data = Data(bytes.prefix(bytes.count / 2))
         let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 32)) }
         #expect((error as? ImageDecodingError)?.code == .couldNotProduceImage, "\(String(describing: error))")

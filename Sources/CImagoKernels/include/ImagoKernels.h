@@ -23,4 +23,13 @@ void imago_resample_row_rgb(const uint8_t *row, size_t rowBytes, const intptr_t 
 void imago_resample_row_rgba(const uint8_t *row, const intptr_t *starts, const float *weights,
                              size_t taps, size_t outputWidth, float *output);
 
+/// PNG's filtering of `height` rows of `rowBytes` bytes (`stride` apart in
+/// `pixels`, `bytesPerPixel` bytes a pixel): each row gets the filter of
+/// the five whose output has the smallest sum of absolute values (as
+/// libpng and Pillow choose), written to `output` as the filter's byte
+/// followed by the filtered row, `rowBytes + 1` bytes a row. `scratch`
+/// holds `5 * rowBytes` bytes.
+void imago_png_filter_rows(const uint8_t *pixels, size_t stride, size_t rowBytes, size_t height, size_t bytesPerPixel,
+                           uint8_t *output, uint8_t *scratch);
+
 #endif

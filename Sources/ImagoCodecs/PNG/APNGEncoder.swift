@@ -2,7 +2,7 @@ import Foundation
 import Imago
 
 /// Writes animated PNG (APNG): each frame is compressed by ``PNGEncoder``
-/// (libspng) as it is added and only its compressed data is kept. Every
+/// as it is added and only its compressed data is kept. Every
 /// frame covers the canvas and replaces the one before (no blending), in
 /// the first frame's pixel format; the first frame is also the still
 /// image that viewers without APNG support show.
@@ -15,12 +15,12 @@ import Imago
 public struct APNGEncoder: AnimationEncoding {
     /// Always ``ImageFormat/png``.
     public var format: ImageFormat { .png }
-    /// The zlib compression level of each frame, 0 to 9.
-    public var compressionLevel: Int
+    /// How hard each frame is compressed. Default: ``PNGEncoder/Compression/default``.
+    public var compression: PNGEncoder.Compression
 
     /// Creates an encoder.
-    public init(compressionLevel: Int = 6) {
-        self.compressionLevel = compressionLevel
+    public init(compression: PNGEncoder.Compression = .default) {
+        self.compression = compression
     }
 
     /// Starts an animation.
@@ -31,7 +31,7 @@ public struct APNGEncoder: AnimationEncoding {
         guard (1...Int(Int32.max)).contains(width), (1...Int(Int32.max)).contains(height) else {
             throw ImageEncodingError(.unsupportedImage, format: .png, message: "\(width)x\(height) is not a PNG size")
         }
-        return Writer(width: width, height: height, loopCount: loopCount, encoder: PNGEncoder(compressionLevel: compressionLevel))
+        return Writer(width: width, height: height, loopCount: loopCount, encoder: PNGEncoder(compression: compression))
     }
 
     /// One animation in progress: the header, and the frames' chunks so far.
@@ -89,7 +89,7 @@ public struct APNGEncoder: AnimationEncoding {
             return Data(png)
         }
 
-        /// The `IHDR` body and the concatenated `IDAT` data of a PNG from libspng.
+        /// The `IHDR` body and the concatenated `IDAT` data of a PNG from ``PNGEncoder``.
         private static func parts(of png: Data) throws -> (header: [UInt8], data: [UInt8]) {
             let bytes = [UInt8](png)
             var header: [UInt8] = [], data: [UInt8] = []
@@ -104,13 +104,11 @@ public struct APNGEncoder: AnimationEncoding {
                 at += 12 + length
             }
             guard header.count == 13, !data.isEmpty else {
-                throw ImageEncodingError(.encodingFailed, format: .png, message: "libspng wrote a PNG without a header or data")
+                throw ImageEncodingError(.encodingFailed, format: .png, message: "the PNG encoder wrote no header or data")
             }
             return (header, data)
         }
 
-        private static func bigEndian(_ value: UInt32) -> [UInt8] {
-            [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
-        }
+        private static func bigEndian(_ value: UInt32) -> [UInt8] { PNGEncoder.bigEndian(value) }
     }
 }

@@ -1,90 +1,153 @@
-import CSpng
+import CDeflate
+import CISAL
+import CImagoKernels
 import Foundation
 import Imago
 
-/// Encodes the first frame of an image as PNG, over libspng.
+/// Encodes the first frame of an image as PNG.
 ///
 /// Every ``PixelFormat`` maps to a PNG colour type directly (RGBA, RGB,
 /// gray with alpha, gray), 8 bits per sample. An image's
 /// ``Image/colorProfile`` is embedded (`iCCP`).
+///
+/// Each row gets the filter whose output has the smallest sum of absolute
+/// values (as libpng and Pillow choose, in vectorised C), and the rows are
+/// compressed whole by the ``Compression`` chosen: ISA-L's igzip for
+/// ``Compression/fast``, libdeflate for the others.
 public struct PNGEncoder: ImageEncoding {
-    /// The zlib compression level, 0 (none, fastest) to 9 (smallest). Default: 6.
-    public var compressionLevel: Int
+    /// How hard to compress: a choice of speed against size.
+    public enum Compression: String, Sendable, Hashable, CaseIterable {
+        /// ISA-L's igzip at level 1: several times faster than `default`,
+        /// files a few percent larger on photos and up to twice as large on
+        /// flat graphics.
+        case fast
+        /// libdeflate at level 6: files about the size of zlib's level 9
+        /// at a third of zlib level 6's time.
+        case `default`
+        /// libdeflate at level 12, its slowest: the smallest files.
+        case best
+    }
+
+    /// How hard to compress. Default: ``Compression/default``.
+    public var compression: Compression
     /// Whether to mark an image with no profile of its own as sRGB (an
     /// `sRGB` chunk, 13 bytes). Default: `false`.
     public var embedsSRGBProfile: Bool
 
     /// Creates a PNG encoder.
-    public init(compressionLevel: Int = 6, embedsSRGBProfile: Bool = false) {
-        self.compressionLevel = compressionLevel
+    public init(compression: Compression = .default, embedsSRGBProfile: Bool = false) {
+        self.compression = compression
         self.embedsSRGBProfile = embedsSRGBProfile
     }
 
     public var format: ImageFormat { .png }
 
     public func encode(_ image: Image) throws -> Data {
-        guard (0...9).contains(compressionLevel) else {
-            throw ImageEncodingError(.unsupportedImage, format: .png, message: "compression level \(compressionLevel) is outside 0...9")
-        }
-        guard image.width <= Int(UInt32.max), image.height <= Int(UInt32.max) else {
-            throw ImageEncodingError(.unsupportedImage, format: .png, message: "the image is too large for PNG")
+        guard image.width <= Int(Int32.max), image.height <= Int(Int32.max), image.width > 0, image.height > 0 else {
+            throw ImageEncodingError(.unsupportedImage, format: .png, message: "\(image.width)x\(image.height) is not a PNG size")
         }
         let packed = image.converted(to: image.pixelFormat)
-        let colorType: spng_color_type = switch image.pixelFormat {
-        case .rgba8: SPNG_COLOR_TYPE_TRUECOLOR_ALPHA
-        case .rgb8: SPNG_COLOR_TYPE_TRUECOLOR
-        case .grayAlpha8: SPNG_COLOR_TYPE_GRAYSCALE_ALPHA
-        case .gray8: SPNG_COLOR_TYPE_GRAYSCALE
+        let colorType: UInt8 = switch image.pixelFormat {
+        case .rgba8: 6
+        case .rgb8: 2
+        case .grayAlpha8: 4
+        case .gray8: 0
         }
-        do {
-            return try Self.encode(packed.pixels, width: image.width, height: image.height, colorType: colorType, level: compressionLevel,
-                                   profile: image.colorProfile, markSRGB: embedsSRGBProfile)
-        } catch let error as CodecError {
-            throw ImageEncodingError(.encodingFailed, format: .png, message: error.message, underlying: error)
+        let bytesPerPixel = image.pixelFormat.bytesPerPixel
+        let rowBytes = image.width * bytesPerPixel
+        let (filteredCount, overflow) = (rowBytes + 1).multipliedReportingOverflow(by: image.height)
+        guard !overflow, filteredCount < Int.max / 2 else {
+            throw ImageEncodingError(.unsupportedImage, format: .png, message: "the image is too large for PNG")
+        }
+        var filtered = [UInt8](repeating: 0, count: filteredCount)
+        var scratch = [UInt8](repeating: 0, count: 5 * rowBytes)
+        packed.pixels.withUnsafeBufferPointer { pixels in
+            imago_png_filter_rows(pixels.baseAddress, rowBytes, rowBytes, image.height, bytesPerPixel,
+                                  &filtered, &scratch)
+        }
+        let compressed = try Self.zlib(filtered, compression: compression)
+
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let header = Self.bigEndian(UInt32(image.width)) + Self.bigEndian(UInt32(image.height)) + [8, colorType, 0, 0, 0]
+        APNG.append(chunk: Array("IHDR".utf8), header, to: &png)
+        if let profile = image.colorProfile {
+            // The name, a zero, compression method 0, the zlib-compressed profile.
+            let body = Array("ICC profile".utf8) + [0, 0] + (try Self.zlib(Array(profile.data), compression: .default))
+            APNG.append(chunk: Array("iCCP".utf8), body, to: &png)
+        } else if embedsSRGBProfile {
+            APNG.append(chunk: Array("sRGB".utf8), [0], to: &png)   // perceptual intent
+        }
+        // IDAT chunks of at most 1 MiB, so no chunk approaches PNG's 2^31 - 1 limit.
+        var offset = 0
+        repeat {
+            let end = min(compressed.count, offset + (1 << 20))
+            APNG.append(chunk: Array("IDAT".utf8), Array(compressed[offset..<end]), to: &png)
+            offset = end
+        } while offset < compressed.count
+        APNG.append(chunk: Array("IEND".utf8), [], to: &png)
+        return Data(png)
+    }
+
+    /// `input` as a zlib stream, compressed as `compression` says.
+    static func zlib(_ input: [UInt8], compression: Compression) throws -> [UInt8] {
+        switch compression {
+        case .fast:
+            return try isal(input)
+        case .default, .best:
+            guard let compressor = libdeflate_alloc_compressor(compression == .best ? 12 : 6) else {
+                throw ImageEncodingError(.encodingFailed, format: .png, message: "libdeflate could not allocate a compressor")
+            }
+            defer { libdeflate_free_compressor(compressor) }
+            let bound = libdeflate_zlib_compress_bound(compressor, input.count)
+            var output = [UInt8](repeating: 0, count: bound)
+            let written = input.withUnsafeBytes { source in
+                output.withUnsafeMutableBytes { destination in
+                    libdeflate_zlib_compress(compressor, source.baseAddress, source.count, destination.baseAddress, destination.count)
+                }
+            }
+            guard written > 0 else {
+                throw ImageEncodingError(.encodingFailed, format: .png, message: "libdeflate could not compress the image")
+            }
+            output.removeSubrange(written...)
+            return output
         }
     }
 
-    private static func encode(
-        _ pixels: [UInt8], width: Int, height: Int, colorType: spng_color_type, level: Int, profile: ColorProfile?, markSRGB: Bool
-    ) throws -> Data {
-        // libspng may keep a pointer to the profile until the context is
-        // freed: the copy outlives the context (defers run in reverse order).
-        let profileBytes = UnsafeMutableBufferPointer<CChar>.allocate(capacity: max(1, profile?.data.count ?? 0))
-        defer { profileBytes.deallocate() }
-        guard let context = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else {
-            throw CodecError.libspng(Int32(SPNG_EMEM.rawValue), detail: "could not allocate an encoder context")
-        }
-        defer { spng_ctx_free(context) }
-        try SpngContext.check(spng_set_option(context, SPNG_ENCODE_TO_BUFFER, 1))
-        try SpngContext.check(spng_set_option(context, SPNG_IMG_COMPRESSION_LEVEL, Int32(level)))
-        var header = spng_ihdr()
-        header.width = UInt32(width)
-        header.height = UInt32(height)
-        header.bit_depth = 8
-        header.color_type = UInt8(colorType.rawValue)
-        try SpngContext.check(spng_set_ihdr(context, &header))
-        if let profile {
-            var iccp = spng_iccp()
-            withUnsafeMutableBytes(of: &iccp.profile_name) { name in
-                for (index, byte) in "ICC profile".utf8.enumerated() { name[index] = byte }
+    /// `input` as a zlib stream by ISA-L's igzip at level 1, in one call.
+    private static func isal(_ input: [UInt8]) throws -> [UInt8] {
+        var stream = isal_zstream()
+        isal_deflate_stateless_init(&stream)
+        let levelBufferSize = Int(imago_isal_level1_buffer_size())
+        let levelBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: levelBufferSize)
+        defer { levelBuffer.deallocate() }
+        // Stored blocks at worst: 5 bytes per 64 KiB and the zlib header and checksum.
+        var output = [UInt8](repeating: 0, count: input.count + input.count / 16_000 * 5 + 1024)
+        let status: Int32 = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                stream.level = 1
+                stream.level_buf = levelBuffer
+                stream.level_buf_size = UInt32(levelBufferSize)
+                stream.gzip_flag = UInt16(IGZIP_ZLIB)
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = destination.baseAddress
+                stream.avail_out = UInt32(destination.count)
+                stream.end_of_stream = 1
+                stream.flush = UInt16(NO_FLUSH)
+                return isal_deflate_stateless(&stream)
             }
-            _ = profile.data.withUnsafeBytes { raw in raw.copyBytes(to: UnsafeMutableRawBufferPointer(profileBytes)) }
-            iccp.profile_len = profile.data.count
-            iccp.profile = profileBytes.baseAddress
-            try SpngContext.check(spng_set_iccp(context, &iccp))
-        } else if markSRGB {
-            try SpngContext.check(spng_set_srgb(context, 0))   // perceptual intent
         }
-        try pixels.withUnsafeBytes { raw in
-            try SpngContext.check(spng_encode_image(context, raw.baseAddress, raw.count, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_FINALIZE.rawValue)))
+        guard status == COMP_OK, input.count <= UInt32.max else {
+            throw ImageEncodingError(.encodingFailed, format: .png, message: "ISA-L could not compress the image (\(status))")
         }
-        var length = 0
-        var status: Int32 = 0
-        guard let buffer = spng_get_png_buffer(context, &length, &status) else {
-            try SpngContext.check(status)
-            throw CodecError.libspng(Int32(SPNG_EINTERNAL.rawValue), detail: "the encoder returned no data")
-        }
-        defer { free(buffer) }
-        return Data(bytes: buffer, count: length)
+        output.removeSubrange(Int(stream.total_out)...)
+        return output
+    }
+}
+
+extension PNGEncoder {
+    /// `value`'s four bytes, most significant first, as PNG writes numbers.
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }
 }
