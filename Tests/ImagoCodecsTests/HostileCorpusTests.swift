@@ -145,6 +145,7 @@ import Testing
                 Seed(name: "jpeg-gray", data: try Fixtures.data("jpeg/gray.jpg")),
                 Seed(name: "jpeg-exif6", data: try Fixtures.data("jpeg/orientation6.jpg")),
                 Seed(name: "jpeg-icc", data: try Fixtures.data("color/display-p3.jpg")),         // colour profile
+                Seed(name: "jpeg-junk-in-header", data: try Fixtures.data("tolerance/damaged-jpeg-ff00.jpg")),   // extraneous bytes
             ]
         case .gif:
             let palette: [RGB] = [.red, .green, .blue, .yellow, .white, .black]
@@ -164,6 +165,7 @@ import Testing
                 Seed(name: "gif-built-still", data: still.data),
                 Seed(name: "gif-pillow-animation", data: try Fixtures.data("gif/pillow-animation.gif")),
                 Seed(name: "gif-pillow-quadrants", data: try Fixtures.data("gif/pillow-quadrants.gif")),
+                Seed(name: "gif-wide-lzw", data: try Fixtures.data("tolerance/damaged-gif-wide-lzw.gif")),    // LZW code sizes 11 and 9
             ]
         case .webp:
             return [

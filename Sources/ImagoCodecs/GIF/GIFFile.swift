@@ -56,6 +56,25 @@ private struct MemoryReader {
         return available
     }
 
+    /// The next byte, or `nil` at the end.
+    mutating func readByte() -> UInt8? {
+        guard let base, offset < count else { return nil }
+        defer { offset += 1 }
+        return base.load(fromByteOffset: offset, as: UInt8.self)
+    }
+
+    /// The LZW minimum code size of an image descriptor that starts at
+    /// `descriptor` (after its `0x2C`), when it is 9...11 and giflib has just
+    /// read it and refused it: the reader stands right after that byte.
+    func wideCodeSize(descriptor: Int) -> Int? {
+        guard let base, descriptor + 9 <= count else { return nil }
+        let flags = base.load(fromByteOffset: descriptor + 8, as: UInt8.self)
+        let at = descriptor + 9 + (flags & 0x80 != 0 ? 3 << ((flags & 7) + 1) : 0)
+        guard offset == at + 1, at < count else { return nil }
+        let size = Int(base.load(fromByteOffset: at, as: UInt8.self))
+        return (9...11).contains(size) ? size : nil
+    }
+
     /// The `InputFunc` given to `DGifOpen`.
     static let input: InputFunc = { file, buffer, length in
         guard let file, let buffer, let user = file.pointee.UserData else { return 0 }
@@ -69,11 +88,39 @@ private struct MemoryReader {
 /// It uses giflib's record-level API: ``walk(stoppingOnTruncation:_:)``
 /// reads the records in order and hands each image descriptor to a closure
 /// that must consume the frame's raster, by ``skipRaster()`` or by reading
-/// every row with ``readRow(into:count:)``.
+/// every row with ``readRow(into:count:)``. A frame whose LZW code size is
+/// 9...11, which giflib refuses, is decoded by ``GIFWideLZW`` instead.
 struct GIFFile: ~Copyable {
     private let handle: UnsafeMutablePointer<GifFileType>
+    /// The decoder of the current frame when giflib cannot decode it.
+    private let wide = WideRaster()
+
+    /// Holds the current frame's ``GIFWideLZW``, if any.
+    private final class WideRaster {
+        var decoder: GIFWideLZW?
+    }
 
     private init(_ handle: UnsafeMutablePointer<GifFileType>) { self.handle = handle }
+
+    /// The reader giflib reads through.
+    private var reader: UnsafeMutablePointer<MemoryReader> {
+        handle.pointee.UserData.assumingMemoryBound(to: MemoryReader.self)
+    }
+
+    /// Reads the image descriptor after its `0x2C`; a code size of 9...11
+    /// that giflib refuses switches the frame to ``GIFWideLZW``.
+    private func readImageDescriptor() throws {
+        let descriptor = reader.pointee.offset
+        let status = DGifGetImageDesc(handle)
+        wide.decoder = nil
+        guard status != GIF_OK else { return }
+        guard handle.pointee.Error == D_GIF_ERR_READ_FAILED, let codeSize = reader.pointee.wideCodeSize(descriptor: descriptor) else {
+            try check(status)
+            return
+        }
+        let image = handle.pointee.Image
+        wide.decoder = GIFWideLZW(codeSize: codeSize, pixelCount: Int(image.Width) * Int(image.Height))
+    }
 
     /// Runs `body` with a handle reading `data`; giflib has read the screen
     /// descriptor and the global colour map when `body` starts.
@@ -129,7 +176,7 @@ struct GIFFile: ~Copyable {
                 try check(DGifGetRecordType(handle, &type))
                 switch type {
                 case IMAGE_DESC_RECORD_TYPE:
-                    try check(DGifGetImageDesc(handle))
+                    try readImageDescriptor()
                     let header = try frameHeader(index: completed, control: control)
                     control = nil
                     let goOn = try frame(header)
@@ -200,6 +247,7 @@ struct GIFFile: ~Copyable {
 
     /// Skips the current frame's compressed raster without decoding it.
     func skipRaster() throws {
+        if let decoder = wide.decoder { return try decoder.skip { reader.pointee.readByte() } }
         var codeSize: Int32 = 0
         var block: UnsafeMutablePointer<GifByteType>?
         try check(DGifGetCode(handle, &codeSize, &block))
@@ -211,6 +259,7 @@ struct GIFFile: ~Copyable {
     /// Decodes the next `count` colour indices of the current frame into
     /// `row`. After the frame's last row giflib skips the rest of its raster.
     func readRow(into row: UnsafeMutablePointer<GifPixelType>, count: Int) throws {
+        if let decoder = wide.decoder { return try decoder.readRow(into: row, count: count) { reader.pointee.readByte() } }
         try check(DGifGetLine(handle, row, Int32(count)))
     }
 }

@@ -14,7 +14,9 @@ extension CodecFunctions where State == GIFState {
     /// ``CodecDecoder`` to reject the file, which is its decision). It fails when
     /// the file has no image frame. Data that ends, or turns to garbage,
     /// after at least one whole frame keeps the whole frames before it, as
-    /// browsers do.
+    /// browsers do. A frame whose LZW minimum code size is 9 to 11, which
+    /// giflib refuses, is decoded by Imago's own LZW decoder, as browsers
+    /// and Pillow decode it.
     ///
     /// `makeImage` always produces ``PixelFormat/rgba8``, not premultiplied.
     /// It draws frames in order on a canvas that starts transparent black,

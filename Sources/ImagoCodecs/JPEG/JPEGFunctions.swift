@@ -14,18 +14,26 @@ extension CodecFunctions where State == JPEGState {
     /// ``ImageDecodingOptions/thumbnail`` it uses libjpeg-turbo's DCT
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
     /// whose result still covers the thumbnail in either orientation. A
-    /// corrupt-data *warning* still yields the image, as browsers show it;
-    /// when the warning says the data ended early (a truncated file, or a
-    /// scan cut short), the missing part is gray and the image is
-    /// ``Image/isPartial``. Up to 1 KB of junk before the start-of-image
-    /// marker (`FF D8 FF`) is skipped, as Pillow and browsers do.
+    /// corrupt-data *warning* is not an error, in the header or in the
+    /// scans: the image is what libjpeg-turbo decodes, as browsers and
+    /// Pillow show it. Bytes that libjpeg discards between the header's
+    /// segments ("N extraneous bytes before marker": junk, stuffed `FF 00`,
+    /// the tail of a segment whose length is short) are left out before
+    /// decoding, which gives the same pixels; the image is
+    /// ``Image/isPartial`` only when data is missing: the scans end before
+    /// their last row ("premature end") or no end-of-image marker follows
+    /// them, and the missing part is gray. Up to 1 KB of junk before the
+    /// start-of-image marker (`FF D8 FF`) is skipped, as browsers do.
     public static var jpeg: CodecFunctions<JPEGState> {
         CodecFunctions(
             open: { file, _ in
-                let data = JPEGState.skippingJunkBeforeStart(of: file)
+                let whole = JPEGState.skippingJunkBeforeStart(of: file)
+                let markers = JPEGMarkers(reading: whole)
+                let metadata = JPEGMetadata(reading: whole, markers: markers)
+                let data = markers.withoutExtraneousBytes(in: whole)
                 let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
-                let metadata = JPEGMetadata(reading: data)
-                let state = JPEGState(data: data, colorspace: header.colorspace, orientation: metadata.orientation)
+                let state = JPEGState(data: data, scanStart: markers.scanStart.map { data.count - (whole.count - $0) },
+                                      colorspace: header.colorspace, orientation: metadata.orientation)
                 var opened = OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
                 opened.orientation = metadata.orientation
                 return opened
@@ -36,7 +44,7 @@ extension CodecFunctions where State == JPEGState {
                 let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: bound)
                 let image = try TurboJPEG.withDecompressor { decompressor in
                     try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
-                                                fast: size.width < opened.width)
+                                                scanStart: state.scanStart, fast: size.width < opened.width)
                 }
                 return image.applying(state.orientation)
             }
@@ -53,8 +61,12 @@ public struct JPEGState: Sendable {
     /// The most junk skipped before the start-of-image marker.
     static let junkLimit = 1_024
 
-    /// The encoded file, from its start-of-image marker.
+    /// The encoded file, from its start-of-image marker, without the bytes
+    /// libjpeg would discard before the first scan.
     let data: Data
+    /// Where the first scan's marker is in ``data``; `nil` when the header
+    /// could not be walked to it.
+    let scanStart: Int?
 
     /// `file` from its first start-of-image marker (`FF D8 FF`) within
     /// ``junkLimit`` bytes; `file` itself when it starts with one or has none.
@@ -88,22 +100,26 @@ struct TurboJPEG: ~Copyable {
         return try body(TurboJPEG(handle))
     }
 
-    /// The size and colour space from the frame header.
+    /// The size and colour space from the frame header; a warning (such as
+    /// an unknown JFIF revision) is not a failure.
     func header(of data: Data) throws -> (width: Int, height: Int, colorspace: Int32) {
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = data.withUnsafeBytes { raw in
             tjDecompressHeader3(handle, raw.bindMemory(to: UInt8.self).baseAddress, UInt(raw.count), &width, &height, &subsampling, &colorspace)
         }
-        try check(status, allowWarning: false)
+        try check(status, allowWarning: true)
         guard width > 0, height > 0 else { throw CodecError.libjpegTurbo(.noFrameHeader) }
         return (Int(width), Int(height), colorspace)
     }
 
     /// Decodes at `width` x `height`, which must be a size the library can scale to.
     ///
-    /// - Parameter fast: Use the fast chroma upsampling, for a thumbnail that
-    ///   is scaled down afterwards anyway.
-    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32, fast: Bool = false) throws -> Image {
+    /// - Parameters:
+    ///   - scanStart: Where the first scan's marker is, if known: when no
+    ///     end-of-image marker follows it, data is missing.
+    ///   - fast: Use the fast chroma upsampling, for a thumbnail that
+    ///     is scaled down afterwards anyway.
+    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32, scanStart: Int? = nil, fast: Bool = false) throws -> Image {
         let isGray = colorspace == Int32(TJCS_GRAY.rawValue)
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         let pixelFormat: TJPF = isGray ? TJPF_GRAY : isCMYK ? TJPF_CMYK : TJPF_RGB
@@ -128,9 +144,28 @@ struct TurboJPEG: ~Copyable {
             ? Image(width: width, height: height, pixelFormat: .rgb8, pixels: Self.rgb(fromInvertedCMYK: pixels))
             : Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
         // libjpeg's warnings for missing data: "Premature end of JPEG file"
-        // and "Corrupt JPEG data: premature end of data segment".
-        image.isPartial = status != 0 && String(cString: tjGetErrorStr2(handle)).lowercased().contains("premature end")
+        // and "Corrupt JPEG data: premature end of data segment". The handle
+        // keeps only the first warning, so a file that ran out of data after
+        // another warning (an unknown Adobe transform, junk between scans) is
+        // told by the end-of-image marker it lacks.
+        image.isPartial = status != 0 && (String(cString: tjGetErrorStr2(handle)).lowercased().contains("premature end")
+                                          || !Self.hasEndMarker(data, after: scanStart ?? 2))
         return image
+    }
+
+    /// Whether an end-of-image marker (`FF D9`, which entropy-coded data
+    /// cannot hold) follows `offset`; searched from the end, past any
+    /// trailing bytes.
+    static func hasEndMarker(_ data: Data, after offset: Int) -> Bool {
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = bytes.count - 2
+            while index >= max(offset, 0) {
+                if bytes[index] == 0xFF && bytes[index + 1] == 0xD9 { return true }
+                index -= 1
+            }
+            return false
+        }
     }
 
     /// Throws the handle's ``CodecError`` when `status` is a failure;

@@ -17,38 +17,31 @@ struct JPEGMetadata: Sendable {
     /// `nil` when there is none.
     var exifRange: Range<Int>?
 
-    /// Reads the markers before the first scan; every offset is bounds-checked.
-    init(reading data: Data) {
+    /// Reads the markers before the first scan, found as libjpeg finds
+    /// them (see ``JPEGMarkers``); every offset is bounds-checked.
+    init(reading data: Data, markers: JPEGMarkers? = nil) {
         var exifFound = false
         var profileParts: [Int: Data] = [:]
         var profileCount: Int?
         var profileConsistent = true
+        let markers = markers ?? JPEGMarkers(reading: data)
         data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return }
-            var offset = 2
-            while offset + 4 <= bytes.count {
-                guard bytes[offset] == 0xFF else { return }
-                let marker = bytes[offset + 1]
-                if marker == 0xFF { offset += 1; continue }              // fill byte
-                if marker == 0xDA || marker == 0xD9 { return }          // start of scan, end of image
-                let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-                guard length >= 2, offset + 2 + length <= bytes.count else { return }
-                let segment = UnsafeBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 2 + length)])
-                if marker == 0xE1, exifRange == nil, segment.count > 6, Array(segment[0..<6]) == Self.exifHeader {
-                    exifRange = (offset + 10)..<(offset + 2 + length)
+            for segment in markers.segments where segment.marker == 0xE1 || segment.marker == 0xE2 {
+                let payload = UnsafeBufferPointer(rebasing: bytes[segment.payload])
+                if segment.marker == 0xE1, exifRange == nil, payload.count > 6, Array(payload[0..<6]) == Self.exifHeader {
+                    exifRange = (segment.payload.lowerBound + 6)..<segment.payload.upperBound
                 }
-                if marker == 0xE1, !exifFound, let orientation = Self.orientation(inAPP1: segment) {
+                if segment.marker == 0xE1, !exifFound, let orientation = Self.orientation(inAPP1: payload) {
                     self.orientation = orientation
                     exifFound = true
-                } else if marker == 0xE2, let part = Self.profilePart(inAPP2: segment) {
+                } else if segment.marker == 0xE2, let part = Self.profilePart(inAPP2: payload) {
                     if profileCount == nil { profileCount = part.count }
                     if part.count != profileCount || part.sequence < 1 || part.sequence > part.count || profileParts[part.sequence] != nil {
                         profileConsistent = false
                     }
                     profileParts[part.sequence] = part.bytes
                 }
-                offset += 2 + length
             }
         }
         if profileConsistent, let profileCount, profileParts.count == profileCount {

@@ -15,8 +15,9 @@ import Imago
 /// A file whose animation chunks break the specification (a frame count
 /// that differs from `acTL`'s, a frame outside the canvas, an empty frame,
 /// sequence numbers out of order) is shown as browsers show it: as its
-/// still default image. A bad checksum in an animation chunk fails the
-/// decode, as in every other PNG chunk (libspng checks them all).
+/// still default image. Animation chunks are ancillary: one with a bad
+/// checksum is skipped, as any ancillary chunk is, which breaks the
+/// animation, so the still image shows.
 struct APNG: Sendable {
     /// One frame's control chunk and where its data is.
     struct Frame: Sendable {

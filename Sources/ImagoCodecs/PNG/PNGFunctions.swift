@@ -1,3 +1,4 @@
+import CDeflate
 import CSpng
 import Foundation
 import Imago
@@ -22,8 +23,13 @@ extension CodecFunctions where State == PNGState {
     /// are set on every context: 16 MB per chunk and 64 MB of cached
     /// ancillary chunks, and, for `makeImage`, width and height no larger
     /// than the header ``CodecDecoder`` approved (a defence in depth: the
-    /// pixel limit itself is decided by ``CodecDecoder``). CRC errors fail,
-    /// including those of the chunks after the image data.
+    /// pixel limit itself is decided by ``CodecDecoder``). A CRC error in a
+    /// critical chunk fails, including `IEND`; an ancillary chunk with a
+    /// bad CRC, or with a length wrong for its type, is skipped, as browsers
+    /// skip it (a damaged `iCCP` leaves the image untagged, a damaged `tRNS`
+    /// opaque), and so is an ancillary chunk after the image data whose
+    /// length runs past the end of the file. A length that breaks the chunk
+    /// sequence anywhere else fails, as it does in browsers.
     ///
     /// With a ``ImageDecodingOptions/thumbnail`` smaller than the image, a
     /// non-interlaced PNG is decoded row by row and each row downscaled as it
@@ -126,7 +132,8 @@ struct SpngContext: ~Copyable {
                 try check(spng_set_image_limits(raw, imageLimits.width, imageLimits.height))
             }
             try check(spng_set_chunk_limits(raw, chunkSizeLimit, chunkCacheLimit))
-            try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_ERROR.rawValue)))
+            // A critical chunk with a bad CRC fails; an ancillary one is skipped, as browsers skip it.
+            try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_DISCARD.rawValue)))
             try check(spng_set_png_buffer(raw, buffer.baseAddress, buffer.count))
             return try body(context)
         }
@@ -250,13 +257,41 @@ struct SpngContext: ~Copyable {
     ///
     /// libspng checks the CRC of the last IDAT chunk, and the chunks after
     /// it, only when they are read: reading one of them (tIME) makes a broken
-    /// checksum or a missing IEND an error instead of a silent success.
+    /// checksum of a critical chunk or a missing IEND an error instead of a
+    /// silent success. An ancillary chunk there whose length runs past the
+    /// end of the file is skipped, as browsers skip it: the image is whole.
     private func checkTrailingChunks() throws {
         var time = spng_time()
         let trailing = spng_get_time(context, &time)
-        if trailing != 0 && trailing != Int32(SPNG_ECHUNKAVAIL.rawValue) {
+        if trailing != 0 && trailing != Int32(SPNG_ECHUNKAVAIL.rawValue) && !data.withUnsafeBytes(Self.endsInOverlongAncillaryChunk) {
             try Self.check(trailing)
         }
+    }
+
+    /// Whether `bytes` ends in an ancillary chunk, after the image data,
+    /// whose length runs past the end, with every chunk before it whole and
+    /// every `IDAT` chunk's CRC right.
+    private static func endsInOverlongAncillaryChunk(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 8
+        var sawImageData = false
+        while offset + 8 <= bytes.count {
+            let length = Int(PNGFastPath.bigEndian32(bytes, at: offset))
+            let type = PNGFastPath.bigEndian32(bytes, at: offset + 4)
+            let isImageData = type == 0x4944_4154   // IDAT
+            guard length <= bytes.count - offset - 12 else {
+                // Bit 5 of the first letter: lower case for an ancillary chunk.
+                return sawImageData && !isImageData && type & 0x2000_0000 != 0
+            }
+            if isImageData {
+                let checked = UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8 + length])
+                guard libdeflate_crc32(0, checked.baseAddress, checked.count) == PNGFastPath.bigEndian32(bytes, at: offset + 8 + length) else {
+                    return false
+                }
+                sawImageData = true
+            }
+            offset += 12 + length
+        }
+        return false
     }
 
     /// Throws the ``CodecError`` for `status` unless it is `SPNG_OK`.
