@@ -70,13 +70,15 @@ struct Bench: AsyncParsableCommand {
         @Option(help: "Quality for jpeg, webp and avif, 1-100 (default: 85, 80 and 60, as fetch writes).")
         var quality: Int?
 
+        @Option(help: "How hard PNG is compressed: fast, default or best.")
+        var pngCompression: PNGEncoder.Compression = .default
+
         func validate() throws {
             if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         }
 
         func run() async throws {
-            // Every format `--format` names is one Imago writes.
-            let encoder = ImageEncoders.encoder(for: format.format, quality: quality)!
+            let encoder = Fetch.encoder(for: format.format, quality: quality, pngCompression: pngCompression)
             try await Bench.measure(name: "encode-\(format.rawValue)", common: common) { data, info in
                 let image = try ImageDecoders.decoder(for: info.format).decode(data, options: ImageDecodingOptions(frameIndex: 0))
                 return { _ = try encoder.encode(image) }
@@ -141,3 +143,4 @@ struct Bench: AsyncParsableCommand {
 }
 
 extension ResamplingFilter: @retroactive ExpressibleByArgument {}
+extension PNGEncoder.Compression: @retroactive ExpressibleByArgument {}

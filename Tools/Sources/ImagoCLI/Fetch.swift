@@ -44,6 +44,9 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: .long, help: "Quality for jpeg, webp and avif, 1-100 (default: 85, 80 and 60).")
     var quality: Int?
 
+    @Option(name: .long, help: "How hard PNG output is compressed: fast, default or best.")
+    var pngCompression: PNGEncoder.Compression = .default
+
     @Option(name: .long, help: ArgumentHelp("Scale down so the longer side is at most N pixels.", valueName: "N"))
     var maxSize: Int?
 
@@ -88,7 +91,14 @@ struct Fetch: AsyncParsableCommand {
         if crop && resize == nil { throw ValidationError("--crop needs --resize.") }
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
         if quality != nil && format == .png { throw ValidationError("--quality applies to jpeg, webp and avif only.") }
+        if pngCompression != .default, let format, format != .png { throw ValidationError("--png-compression applies to png only.") }
         if cacheDir != nil && noCache { throw ValidationError("Use either --cache-dir or --no-cache, not both.") }
+    }
+
+    /// The encoder for `format`: PNG with `pngCompression`, the others at `quality`.
+    static func encoder(for format: ImageFormat, quality: Int?, pngCompression: PNGEncoder.Compression) -> any ImageEncoding {
+        // Every format fetch and bench write is one Imago writes.
+        format == .png ? ImageEncoders.png(compression: pngCompression) : ImageEncoders.encoder(for: format, quality: quality)!
     }
 
     func run() async throws {
@@ -158,7 +168,7 @@ struct Fetch: AsyncParsableCommand {
             if let directory {
                 let target = format?.format ?? ImageFormat.defaultOutputFormat(forSource: sourceFormat, hasAlpha: image.pixelFormat.hasAlpha)
                 // The target is always a format Imago writes.
-                let encoded = try ImageEncoders.encoder(for: target, quality: quality)!.encode(image)
+                let encoded = try Self.encoder(for: target, quality: quality, pngCompression: pngCompression).encode(image)
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
                 try OutputFile.save(encoded, to: file)
                 written = file.path
