@@ -86,6 +86,30 @@ func corners(_ image: Image) -> [String] {
         #expect(info.width == image.width && info.height == image.height && info.frameCount == 1)
     }
 
+    /// A HEIC with a 320x240 thumbnail item (heif-enc -t 320): a thumbnail
+    /// it covers decodes that item only; a larger one, or a full decode,
+    /// decodes the 640x480 primary image; the results look alike.
+    @Test func aThumbnailItemThatCoversTheThumbnailIsDecodedInstead() throws {
+        let data = try Fixtures.data("heic/thumbnail-item.heic")
+        let functions = CodecFunctions.heif
+        func decoded(_ thumbnail: Thumbnail?) throws -> Image {
+            let options = ImageDecodingOptions(thumbnail: thumbnail)
+            return try functions.makeImage(try functions.open(data, options), 0, options)
+        }
+        let full = try decoded(nil)
+        #expect((full.width, full.height) == (640, 480))
+        let item = try decoded(Thumbnail(width: 256, height: 256))
+        #expect((item.width, item.height) == (320, 240), "the item, not the primary image")
+        #expect((try decoded(Thumbnail(width: 320, height: 240, mode: .fill))).width == 320)
+        #expect((try decoded(Thumbnail(width: 400, height: 400))).width == 640, "the item is too small")
+        #expect((try decoded(Thumbnail(width: 300, height: 300, mode: .fill))).width == 640, "a 300x300 crop needs 400x300")
+        // Through the decoder: the requested size, close to the primary image's own thumbnail.
+        let thumbnail = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(width: 256, height: 256)))
+        #expect((thumbnail.width, thumbnail.height) == (256, 192))
+        let fromPrimary = full.resized(to: ResizeGeometry(sourceWidth: 640, sourceHeight: 480, boxWidth: 256, boxHeight: 256, mode: .fit))
+        #expect(meanDifference(thumbnail, fromPrimary) < 4)
+    }
+
     /// Each file with the mean difference from the sRGB card that Pillow
     /// (pillow-heif for HEIC) gets converting it with the same profile:
     /// 0.99 and 13.19 (HEIC's 4:2:0 smears the detail band). Imago may be

@@ -22,8 +22,13 @@ extension CodecFunctions where State == HEIFState {
     /// 8 bits. The file's transformations are applied, so the image is
     /// upright; an EXIF orientation inside a HEIF file is ignored, as the
     /// format requires. A file holds one image for Imago: the other
-    /// top-level images of a collection are not decoded. There is no scaled decoding: ``CodecDecoder`` resizes to
-    /// a thumbnail afterwards.
+    /// top-level images of a collection are not decoded. With
+    /// ``ImageDecodingOptions/thumbnail`` set, the smallest thumbnail item
+    /// the file carries that covers the thumbnail's size (both sides, as
+    /// displayed) is decoded instead of the primary image, as imgproxy's
+    /// `enforce_thumbnail` does when the item is large enough: a phone
+    /// photo's 320-pixel item for a 256-pixel thumbnail. Otherwise there is
+    /// no scaled decoding: ``CodecDecoder`` resizes to the thumbnail afterwards.
     ///
     /// Errors are ``CodecError`` values with `library == "libheif"`.
     ///
@@ -71,10 +76,16 @@ public struct HEIFState: Sendable {
         (width, height, hasAlpha, colorProfile) = header
     }
 
-    /// Decodes the primary image, upright, into a buffer of its own.
+    /// Decodes the primary image (or a thumbnail item that covers
+    /// `options.thumbnail`), upright, into a buffer of its own.
     func decode(options: ImageDecodingOptions) throws -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
-        return try Self.withPrimaryImage(of: data, options: options) { handle in
+        return try Self.withPrimaryImage(of: data, options: options) { primary in
+            let displayed = (width: self.width, height: self.height)
+            let item = options.thumbnail.flatMap { Self.thumbnailItem(of: primary, covering: $0.scaledSize(width: displayed.width, height: displayed.height)) }
+            defer { if let item { heif_image_handle_release(item) } }
+            let handle = item ?? primary
+            let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
             let decodingOptions = heif_decoding_options_alloc()
             defer { heif_decoding_options_free(decodingOptions) }
             decodingOptions?.pointee.convert_hdr_to_8bit = 1
@@ -100,6 +111,28 @@ public struct HEIFState: Sendable {
             }
             return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
         }
+    }
+
+    /// The smallest thumbnail item of `primary` whose displayed size covers
+    /// `size` in both directions (the caller releases it), or `nil`.
+    private static func thumbnailItem(of primary: OpaquePointer, covering size: (width: Int, height: Int)) -> OpaquePointer? {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
+        guard count > 0 else { return nil }
+        var identifiers = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &identifiers, Int32(count)))
+        var best: (handle: OpaquePointer, pixels: Int)?
+        for identifier in identifiers.prefix(listed) {
+            var thumbnail: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(primary, identifier, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
+            let (width, height) = (Int(heif_image_handle_get_width(thumbnail)), Int(heif_image_handle_get_height(thumbnail)))
+            if width >= size.width, height >= size.height, width * height < best?.pixels ?? .max {
+                if let previous = best?.handle { heif_image_handle_release(previous) }
+                best = (thumbnail, width * height)
+            } else {
+                heif_image_handle_release(thumbnail)
+            }
+        }
+        return best?.handle
     }
 
     /// Runs `body` with the primary image's handle, from a context over
