@@ -20,11 +20,13 @@ let asyncHTTPClient = Target.Dependency.product(name: "ImagoAsyncHTTPClient", pa
 let server = Target.Dependency.product(name: "ImagoServer", package: "Imago")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
-/// What `imago serve` links beside the server: lifecycle, logging and the Prometheus exporter.
+/// What `imago serve` links beside the server: lifecycle, logging, the
+/// Prometheus exporter and the OpenTelemetry (OTLP) span exporter.
 let serving: [Target.Dependency] = [
     server, hummingbird,
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Prometheus", package: "swift-prometheus"),
+    .product(name: "OTel", package: "swift-otel"),
     .product(name: "Metrics", package: "swift-metrics"),
     .product(name: "Logging", package: "swift-log"),
 ]
@@ -47,6 +49,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Spans over OTLP/HTTP with protobuf only: without the OTLPGRPC trait
+        // neither gRPC nor HTTP/2 is built.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // A lock box for the tools' shared state.
