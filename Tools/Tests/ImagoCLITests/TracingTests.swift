@@ -53,13 +53,7 @@ import FoundationNetworking
             process.standardOutput = standardOutput
             process.standardError = FileHandle.nullDevice
             try process.run()
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = standardOutput.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = ServeTests.firstLine(of: standardOutput)
             guard text.hasPrefix("listening on "), let port = Int(text.dropFirst("listening on ".count)) else {
                 process.terminate()
                 throw ReceiverMissing(detail: "it printed \"\(text)\"")
