@@ -1,6 +1,9 @@
+import ArgumentParser
 import Foundation
 import Logging
+#if OTLP
 import OTel
+#endif
 import ServiceLifecycle
 
 /// `imago serve`'s tracing: spans exported over OTLP/HTTP (protobuf) by
@@ -15,10 +18,18 @@ import ServiceLifecycle
 /// `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`,
 /// `OTEL_EXPORTER_OTLP_HEADERS`...). Only traces: metrics stay Prometheus's
 /// and logs standard error's.
+///
+/// A build without the exporter (`IMAGO_WITHOUT_OTLP`, see Tools/Package.swift)
+/// refuses a configured endpoint instead.
 enum ServeTracing {
-    /// Adds `trace_id`, `span_id` and `trace_flags` to lines logged inside a
-    /// span (nothing outside one, or with tracing off).
-    static let logMetadata: Logger.MetadataProvider = OTel.makeLoggingMetadataProvider()
+    /// Whether this build has the exporter.
+    static var isBuiltIn: Bool {
+        #if OTLP
+        true
+        #else
+        false
+        #endif
+    }
 
     /// Where spans go and what said so, or `nil` when tracing is off.
     static func endpoint(flag: String?, environment: [String: String]) -> (url: String, origin: String)? {
@@ -34,8 +45,14 @@ enum ServeTracing {
     /// What `--print-config` shows for `otlp-endpoint`.
     static func describe(flag: String?, environment: [String: String]) -> String {
         guard let (url, origin) = endpoint(flag: flag, environment: environment) else { return "(none: no tracing)" }
-        return origin == "--otlp-endpoint" ? url : "\(url) (\(origin))"
+        let described = origin == "--otlp-endpoint" ? url : "\(url) (\(origin))"
+        return isBuiltIn ? described : described + " (refused: built without the OTLP exporter)"
     }
+
+    #if OTLP
+    /// Adds `trace_id`, `span_id` and `trace_flags` to lines logged inside a
+    /// span (nothing outside one, or with tracing off).
+    static let logMetadata: Logger.MetadataProvider? = OTel.makeLoggingMetadataProvider()
 
     /// Bootstraps the tracer when an endpoint is configured; the service
     /// that exports the spans (run it beside the server, stopped after it
@@ -60,4 +77,14 @@ enum ServeTracing {
         }
         return try OTel.bootstrap(configuration: configuration, environment: environment)
     }
+    #else
+    /// No span ids without the exporter.
+    static let logMetadata: Logger.MetadataProvider? = nil
+
+    /// `nil`; a configured endpoint is an error in a build without the exporter.
+    static func bootstrap(flag: String?, environment: [String: String], logger: Logger) throws -> (any Service)? {
+        guard let (url, origin) = endpoint(flag: flag, environment: environment) else { return nil }
+        throw ValidationError("\(origin) \(url): this imago was built without the OTLP exporter (IMAGO_WITHOUT_OTLP).")
+    }
+    #endif
 }
