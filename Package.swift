@@ -3,7 +3,8 @@
 // Imago, the library. A package that depends on it resolves two others,
 // swift-log and swift-metrics (API packages with no dependencies of their
 // own); the rest (SwiftNIO and AsyncHTTPClient, for `ImagoAsyncHTTPClient`;
-// swift-crypto and Hummingbird for `ImagoServer`) sit behind the
+// swift-crypto and Hummingbird for `ImagoServer`; the swift-distributed-tracing
+// API, which both already use, for their spans) sit behind the
 // `AsyncHTTPClient` and `Server` traits, which are off unless a user turns
 // them on:
 //
@@ -52,6 +53,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // The tracing API (no exporter): AsyncHTTPClient and Hummingbird
+        // build it already, so the traits that use it add no package.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // The core: Foundation and Dispatch, and the ecosystem's logging and
@@ -148,6 +152,7 @@ let package = Package(
                 asyncHTTPClient("NIOHTTP1", "swift-nio"),
                 asyncHTTPClient("NIOPosix", "swift-nio"),
                 asyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
+                asyncHTTPClient("Tracing", "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -162,6 +167,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Server"])),
                 // Hummingbird asks for macOS 14: Linux only, so the library's
                 // own minimum (macOS 10.15.4) holds on Apple platforms.
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),

@@ -7,10 +7,18 @@
 // dependencies. `./scripts/demo` and `./scripts/test` build from here.
 import PackageDescription
 
+// The span exporter (swift-otel) is left out when IMAGO_WITHOUT_OTLP is set:
+// swift-otel 1.6.0 does not compile under the thread sanitizer with Swift 6.3
+// (a region-isolation error, "sending 'logger' risks causing data races", in
+// its batch log processor; the debug build is fine), so `scripts/test
+// --sanitize=...` sets it. Without it the code under `#if OTLP` is left out
+// and `imago serve` refuses an OTLP endpoint.
+let exportsSpans = Context.environment["IMAGO_WITHOUT_OTLP"] == nil
+
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
-]
+] + (exportsSpans ? [.define("OTLP")] : [])
 
 // The library's products, and the argument parser, as dependencies.
 let imago = Target.Dependency.product(name: "Imago", package: "Imago")
@@ -20,14 +28,15 @@ let asyncHTTPClient = Target.Dependency.product(name: "ImagoAsyncHTTPClient", pa
 let server = Target.Dependency.product(name: "ImagoServer", package: "Imago")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
-/// What `imago serve` links beside the server: lifecycle, logging and the Prometheus exporter.
+/// What `imago serve` links beside the server: lifecycle, logging, the
+/// Prometheus exporter and the OpenTelemetry (OTLP) span exporter.
 let serving: [Target.Dependency] = [
     server, hummingbird,
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Prometheus", package: "swift-prometheus"),
     .product(name: "Metrics", package: "swift-metrics"),
     .product(name: "Logging", package: "swift-log"),
-]
+] + (exportsSpans ? [.product(name: "OTel", package: "swift-otel")] : [])
 /// What both executables link: the library, the loader and the shared command-line code.
 let commandLine: [Target.Dependency] = ["CommandLineSupport", "SharedState", "LoopbackServer", imago, codecs, asyncHTTPClient, argumentParser]
 
@@ -47,7 +56,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-    ],
+    ] + (exportsSpans ? [
+        // Spans over OTLP/HTTP with protobuf only: without the OTLPGRPC trait
+        // no gRPC package is resolved or built.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+    ] : []),
     targets: [
         // A lock box for the tools' shared state.
         .target(name: "SharedState", swiftSettings: swiftSettings),

@@ -9,6 +9,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import Tracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -23,6 +24,13 @@ import FoundationNetworking
 /// connect, idle and total timeouts; every failure is a `DataLoadingError`
 /// naming the URL and the cause. Like that loader, it makes one attempt per
 /// request: wrap it in a `RetryingDataLoader` to retry.
+///
+/// Inside a trace (a `ServiceContext` is current, as in a swift-distributed-tracing
+/// span), each request is a client span named after its method, from the
+/// request to the body's end, and its context is sent on in the request's
+/// headers (`traceparent` with a W3C tracer): the origin continues the
+/// trace. It uses the tracer bootstrapped when the request is made; with
+/// none (or outside a trace) it adds nothing.
 ///
 /// ```swift
 /// var configuration = ImagePipeline.Configuration.withCodecs
@@ -57,13 +65,18 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     /// Whether the loader made the client, and so shuts it down.
     private let ownsClient: Bool
     private let logger: Logger
+    /// Whether the loader makes the client spans and sends the trace
+    /// context (not when the client has a tracer of its own).
+    private let tracesRequests: Bool
 
     /// Creates a loader over a client the application already has, such as
     /// `HTTPClient.shared`; the application keeps it and shuts it down.
     ///
     /// The client keeps its own redirect, connect-timeout and pool
     /// settings; the loader applies the body limit and the total timeout of
-    /// `configuration` to every request.
+    /// `configuration` to every request. A client with a tracer of its own
+    /// (AsyncHTTPClient's `tracing` configuration) makes the client spans
+    /// and sends the trace context itself; the loader then adds neither.
     ///
     /// - Parameter logger: Passed to the client with each request; the
     ///   loader logs each response and failure at `debug`. Default: nowhere.
@@ -72,6 +85,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         self.client = client
         self.ownsClient = false
         self.logger = logger
+        self.tracesRequests = client.tracer.map { $0 is NoOpTracer } ?? true
     }
 
     /// Creates a loader with its own client on NIO's shared event loops; the
@@ -83,13 +97,14 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         self.configuration = configuration
         self.ownsClient = true
         self.logger = logger
+        self.tracesRequests = true
         var pool = HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost
         )
         // A refused connection fails at once; retrying is the RetryingDataLoader's job.
         pool.retryConnectionEstablishment = false
-        let clientConfiguration = HTTPClient.Configuration(
+        var clientConfiguration = HTTPClient.Configuration(
             redirectConfiguration: configuration.followsRedirects
                 ? .follow(max: configuration.maximumRedirects, allowCycles: false)
                 : .disallow,
@@ -97,6 +112,10 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
             connectionPool: pool,
             decompression: .enabled(limit: .size(configuration.maximumResponseSize))
         )
+        // The loader traces its requests itself, with the tracer of the
+        // moment (the client would keep the one of its creation, and send a
+        // second `traceparent`).
+        clientConfiguration.tracing.tracer = nil
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
     }
 
@@ -119,17 +138,23 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.add(name: name, value: value) }
         if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let span = tracesRequests ? ClientSpan(for: &outgoing, url: url) : nil
         let limit = configuration.maximumResponseSize
         let deadline = NIODeadline.now() + Self.timeAmount(configuration.totalTimeout)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, deadline: deadline, logger: logger)
         } catch {
-            throw logged(failure(for: error, url: url), url: url)
+            let failure = failure(for: error, url: url)
+            span?.end(failure: failure)
+            throw logged(failure, url: url)
         }
+        span?.received(status: Int(response.status.code))
         logger.debug("response", metadata: ["url": "\(url.absoluteString)", "status": "\(response.status.code)"])
         if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > limit {
-            throw DataLoadingError(.responseTooLarge, url: url, message: "Content-Length is \(declared) bytes; the limit is \(limit)")
+            let failure = DataLoadingError(.responseTooLarge, url: url, message: "Content-Length is \(declared) bytes; the limit is \(limit)")
+            span?.end(failure: failure)
+            throw failure
         }
         let (body, chunks) = AsyncThrowingStream.makeStream(of: Data.self)
         let relay = Task {
@@ -151,9 +176,10 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         }
         // The body ended, or its reader stopped early (cancelled, or gone):
         // the timer goes, and so does the load.
-        chunks.onTermination = { _ in
+        chunks.onTermination = { termination in
             timer.cancel()
             relay.cancel()
+            span?.end(after: termination)
         }
         return DataLoadingResponse(response: Self.urlResponse(response, for: url), body: body)
     }

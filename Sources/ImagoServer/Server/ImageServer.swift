@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Imago
 import Logging
+import Tracing
 
 /// The image server as Hummingbird routes: mount it on a router (or a
 /// group of one) and every `GET` or `HEAD` below that path is an image
@@ -19,6 +20,16 @@ import Logging
 /// Answers are never thrown: errors come back as JSON bodies with the
 /// statuses of ``ImageServerError/Code``. Each request logs one line at
 /// `info` through the request context's logger.
+///
+/// Each request is a server span (swift-distributed-tracing; nothing until
+/// the application bootstraps a tracer) named after its method and route,
+/// `GET /**`, that continues the trace of the request's `traceparent`
+/// header (or the span a tracing middleware opened before it). Its children
+/// are `store.lookup`, `source.fetch`, `decode`, `process`, `encode` and
+/// `store.write` (`animate` for an animation, `svg.sanitize` for an SVG
+/// answer); the requests to HTTP and S3 origins and to an S3 result store
+/// carry the trace on in their `traceparent`. The request's log line is
+/// written inside the span, so a logging metadata provider can add its ids.
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
 public struct ImageServer<Context: RequestContext>: Sendable {
     let engine: ImageServerEngine
@@ -50,8 +61,25 @@ public struct ImageServer<Context: RequestContext>: Sendable {
         }
     }
 
-    /// Answers one request routed to the server.
+    /// Answers one request routed to the server, in a server span of its own.
     public func respond(to request: Request, context: Context) async -> Response {
+        // A span a middleware opened is the parent; else the client's `traceparent`.
+        var trace = ServiceContext.current ?? .topLevel
+        if ServiceContext.current == nil {
+            InstrumentationSystem.instrument.extract(request.headers, into: &trace, using: HTTPFieldsExtractor())
+        }
+        let route = context.endpointPath
+        return await withSpan(route.map { "\(request.method) \($0)" } ?? "\(request.method)", context: trace, ofKind: .server) { span in
+            span.updateAttributes { attributes in
+                attributes["http.request.method"] = request.method.rawValue
+                attributes["http.route"] = route
+                attributes["url.path"] = request.uri.path
+            }
+            return await answer(request, context: context, span: span)
+        }
+    }
+
+    private func answer(_ request: Request, context: Context, span: any Span) async -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
         // The image path is the raw remainder the router captured (still
         // percent-encoded, slashes kept): exactly what was signed.
@@ -70,6 +98,9 @@ public struct ImageServer<Context: RequestContext>: Sendable {
         for (name, value) in reply.headers {
             if let field = HTTPField.Name(name) { headers[field] = value }
         }
+        span.attributes["http.response.status_code"] = reply.status
+        span.attributes["imago.outcome"] = reply.outcome
+        if reply.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
         context.logger.info("\(request.method) \(path) \(reply.status)", metadata: [
             "status": "\(reply.status)",
@@ -95,6 +126,13 @@ public struct ImageServer<Context: RequestContext>: Sendable {
 
     private static func joined(_ values: [String]) -> String? {
         values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+}
+
+/// Reads trace context (`traceparent`, `tracestate`) from a request's fields.
+struct HTTPFieldsExtractor: Extractor {
+    func extract(key: String, from fields: HTTPFields) -> String? {
+        HTTPField.Name(key).flatMap { fields[$0] }
     }
 }
 #endif

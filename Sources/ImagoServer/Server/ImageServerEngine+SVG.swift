@@ -3,6 +3,7 @@ import Crypto
 import Dispatch
 import Foundation
 import Imago
+import Tracing
 
 extension ImageServerEngine {
     /// The answer for an SVG source asked for as SVG, or `nil` when the
@@ -35,14 +36,17 @@ extension ImageServerEngine {
         let limit = pipeline.configuration.decodingOptions.maximumPixelCount
         let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
+        let trace = ServiceContext.current ?? .topLevel
         let document = try await job.withSlot {
             try await workQueue.perform { () throws -> Data in
-                do {
-                    let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
-                    _ = try SVGRasterizer(maximumPixelCount: limit).size(of: sanitized)
-                    return sanitized
-                } catch {
-                    throw ImageServerError(answering: SVGAwareDecoder.decodingError(error))
+                try withSpan(SpanName.sanitizeSVG, context: trace) { _ in
+                    do {
+                        let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
+                        _ = try SVGRasterizer(maximumPixelCount: limit).size(of: sanitized)
+                        return sanitized
+                    } catch {
+                        throw ImageServerError(answering: SVGAwareDecoder.decodingError(error))
+                    }
                 }
             }
         }

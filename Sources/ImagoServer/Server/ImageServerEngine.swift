@@ -9,6 +9,7 @@ import Imago
 import ImagoCodecs
 import Logging
 import Metrics
+import Tracing
 
 /// What the server answers, before any HTTP framework sees it.
 struct ImageServerReply: Sendable {
@@ -210,7 +211,8 @@ final class ImageServerEngine: Sendable {
             throw ImageServerError(.saturated, "the server is busy; retry in a moment")
         }
         do {
-            let loaded = try await loader.load(URLRequest(url: source))
+            // The span covers the response's head; the body streams on after it.
+            let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.load(URLRequest(url: source)) }
             guard let response = loaded.response else {
                 throw ImageServerError(.sourceFailed, "the source sent no response")
             }
@@ -286,7 +288,7 @@ final class ImageServerEngine: Sendable {
     /// checked as for images) and describes it.
     private func description(of source: URL, job: SharedJob<Data>) async throws(ImageServerError) -> Data {
         do {
-            let (data, response) = try await loader.data(for: URLRequest(url: source))
+            let (data, response) = try await withSpan(SpanName.sourceFetch) { _ in try await loader.data(for: URLRequest(url: source)) }
             let checked = try ResponseHandler<Data>(accepting: .images) { $0 }.handle(data, response: response, for: source)
             let workQueue = pipeline.configuration.workQueue
             return try await job.withSlot {
@@ -328,7 +330,7 @@ final class ImageServerEngine: Sendable {
             let workQueue = pipeline.configuration.workQueue
             // The bytes first: they decide whether to skip or to animate,
             // and hold the metadata a result may keep.
-            let bytes = try await pipeline.sourceBytes(for: request)
+            let bytes = try await fetched(request)
             if let document = try await svgAnswer(bytes, options: options, job: job) { return kept(document, for: key) }
             if !options.skipProcessingFormats.isEmpty,
                let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
@@ -341,17 +343,23 @@ final class ImageServerEngine: Sendable {
             let loaded = try await decoded(bytes, request: request, keepsProfile: Self.keepsProfile(options, format: options.format),
                                            autoRotates: options.autoRotates, job: job)
             let started = DispatchTime.now().uptimeNanoseconds
+            let trace = ServiceContext.current ?? .topLevel
             let (data, format) = try await job.withSlot {
                 try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                    let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
-                                                  watermark: watermark, watermarkOpacity: watermarkOpacity)
-                    // `options.format` is set unless the output follows the source.
-                    let format = options.format ?? ProcessingOptions.format(
-                        following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
-                    )
-                    let image = options.flattened(processed, for: format)
-                    let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
-                    return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options), format)
+                    let (image, format) = withSpan(SpanName.process, context: trace) { _ in
+                        let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
+                                                      watermark: watermark, watermarkOpacity: watermarkOpacity)
+                        // `options.format` is set unless the output follows the source.
+                        let format = options.format ?? ProcessingOptions.format(
+                            following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
+                        )
+                        return (options.flattened(processed, for: format), format)
+                    }
+                    return try withSpan(SpanName.encode, context: trace) { span in
+                        span.attributes["imago.format"] = format.rawValue
+                        let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
+                        return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options), format)
+                    }
                 }
             }
             let finished = DispatchTime.now().uptimeNanoseconds
@@ -380,14 +388,20 @@ final class ImageServerEngine: Sendable {
             let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date())
             let name = key.storeKey
             let (logger, metrics, timeout) = (configuration.logger, metrics, configuration.resultStoreTimeout)
-            // Written after the answer: a slow or broken store never holds a client.
+            let trace = ServiceContext.current ?? .topLevel
+            // Written after the answer: a slow or broken store never holds a
+            // client. The span is the request's child all the same.
             Task.detached {
-                do {
-                    try await withinDeadline(timeout) { try await store.store(result, for: name) }
-                    metrics.resultStore("written")
-                } catch {
-                    metrics.resultStore("write_failed")
-                    logger.warning("the result store could not keep a render: \(error)")
+                await withSpan(SpanName.storeWrite, context: trace) { span in
+                    do {
+                        try await withinDeadline(timeout) { try await store.store(result, for: name) }
+                        metrics.resultStore("written")
+                    } catch {
+                        span.recordError(error)
+                        span.setStatus(SpanStatus(code: .error))
+                        metrics.resultStore("write_failed")
+                        logger.warning("the result store could not keep a render: \(error)")
+                    }
                 }
             }
         }
@@ -399,19 +413,35 @@ final class ImageServerEngine: Sendable {
     /// fails is a miss (a warning and a metric).
     private func storedResult(for key: RenderIdentity) async -> RenderedImage? {
         guard let store = configuration.resultStore else { return nil }
-        let name = key.storeKey
-        do {
-            guard let result = try await withinDeadline(configuration.resultStoreTimeout, { try await store.result(for: name) }),
-                  Date().timeIntervalSince(result.storedAt) < Double(configuration.timeToLive) else {
-                metrics.resultStore("miss")
-                return nil
+        let (name, timeout) = (key.storeKey, configuration.resultStoreTimeout)
+        return await withSpan(SpanName.storeLookup) { span in
+            let (found, outcome): (RenderedImage?, String)
+            do {
+                if let result = try await withinDeadline(timeout, { try await store.result(for: name) }),
+                   Date().timeIntervalSince(result.storedAt) < Double(configuration.timeToLive) {
+                    (found, outcome) = (RenderedImage(stored: result), "hit")
+                } else {
+                    (found, outcome) = (nil, "miss")
+                }
+            } catch {
+                (found, outcome) = (nil, "read_failed")
+                span.recordError(error)
+                configuration.logger.warning("the result store could not be read: \(error)")
             }
-            metrics.resultStore("hit")
-            return RenderedImage(stored: result)
-        } catch {
-            metrics.resultStore("read_failed")
-            configuration.logger.warning("the result store could not be read: \(error)")
-            return nil
+            metrics.resultStore(outcome)
+            span.attributes["imago.result_store.result"] = outcome
+            return found
+        }
+    }
+
+    /// The source's bytes through the pipeline's data stage (the disk
+    /// cache, then the loader), in a span of their own.
+    private func fetched(_ request: ImageRequest) async throws -> (data: Data, source: ImageResponse.Source, duration: TimeInterval) {
+        try await withSpan(SpanName.sourceFetch) { span in
+            let bytes = try await pipeline.sourceBytes(for: request)
+            span.attributes["imago.source.layer"] = bytes.source.rawValue
+            span.attributes["imago.source.bytes"] = bytes.data.count
+            return bytes
         }
     }
 
@@ -481,12 +511,17 @@ final class ImageServerEngine: Sendable {
         let pipeline = self.pipeline
         let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
+        let trace = ServiceContext.current ?? .topLevel
         decodes.withLock { $0 += 1 }
         let image = try await job.withSlot {
             try await workQueue.perform {
-                let upright = try pipeline.decode(bytes.data, for: request, colorManagement: keepsProfile ? .keepOriginal : nil)
-                let undo = try Self.undoingOrientation(of: bytes.data, unless: autoRotates)
-                return undo == .up ? upright : upright.applying(undo)
+                try withSpan(SpanName.decode, context: trace) { span in
+                    let upright = try pipeline.decode(bytes.data, for: request, colorManagement: keepsProfile ? .keepOriginal : nil)
+                    let undo = try Self.undoingOrientation(of: bytes.data, unless: autoRotates)
+                    span.attributes["imago.image.width"] = upright.width
+                    span.attributes["imago.image.height"] = upright.height
+                    return undo == .up ? upright : upright.applying(undo)
+                }
             }
         }
         let metrics = ImageTaskMetrics(loadingDuration: bytes.duration,
@@ -537,23 +572,26 @@ final class ImageServerEngine: Sendable {
         let decoder = pipeline.configuration.decoder
         let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
+        let trace = ServiceContext.current ?? .topLevel
         decodes.withLock { $0 += 1 }
         let data = try await job.withSlot {
             try await workQueue.perform { () throws -> Data in
-                var writer: (any AnimationWriter)?
-                let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates)
-                try decoder.decodeFrames(bytes.data, options: limits, maximumFrames: settings.frames) { upright in
-                    let frame = undo == .up ? upright : upright.applying(undo)
-                    let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
-                                                       watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
-                    let image = frameOptions.flattened(processed, for: format)
-                    let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
-                    writer = current
-                    try current.add(image, duration: frame.frames[0].duration ?? 0.1)
-                    return true
+                try withSpan(SpanName.animate, context: trace) { _ in
+                    var writer: (any AnimationWriter)?
+                    let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates)
+                    try decoder.decodeFrames(bytes.data, options: limits, maximumFrames: settings.frames) { upright in
+                        let frame = undo == .up ? upright : upright.applying(undo)
+                        let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
+                                                           watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
+                        let image = frameOptions.flattened(processed, for: format)
+                        let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
+                        writer = current
+                        try current.add(image, duration: frame.frames[0].duration ?? 0.1)
+                        return true
+                    }
+                    guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
+                    return Self.withMetadata(try writer.finish(), format: format, source: source, options: options)
                 }
-                guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
-                return Self.withMetadata(try writer.finish(), format: format, source: source, options: options)
             }
         }
         let finished = DispatchTime.now().uptimeNanoseconds

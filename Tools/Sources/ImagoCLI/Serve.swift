@@ -157,6 +157,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(help: "Export spans to this OpenTelemetry collector over OTLP/HTTP (protobuf): its base URL, as OTEL_EXPORTER_OTLP_ENDPOINT (spans go to URL/v1/traces). Default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, else no tracing.")
+    var otlpEndpoint: String?
+
     @Flag(help: "Print the effective configuration (flags, IMAGO_* and IMGPROXY_* variables applied; secrets masked) and exit.")
     var printConfig = false
 
@@ -195,6 +198,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --drain-timeout must be seconds, 0 or more.")
         }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
+        if let otlpEndpoint {
+            guard let url = URL(string: otlpEndpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--otlp-endpoint must be an http or https URL.")
+            }
+        }
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
         }
@@ -301,6 +309,7 @@ struct Serve: AsyncParsableCommand {
             ("watermark-data", watermarkData == nil ? "(none)" : "***"), ("watermark-opacity", "\(watermarkOpacity)"),
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
+            ("otlp-endpoint", ServeTracing.describe(flag: otlpEndpoint, environment: ProcessInfo.processInfo.environment)),
         ]
         return pairs.map { "\($0.0) = \($0.1)" }
     }
@@ -315,17 +324,27 @@ struct Serve: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let logQueue = LogQueue(capacity: logBuffer)
         defer { logQueue.flush(waitingAtMost: 2) }
-        LoggingSystem.bootstrap { label in
+        // Lines logged inside a span carry its ids (trace_id, span_id), when tracing is on.
+        LoggingSystem.bootstrap({ label, provider in
             var handler = QueuedLogHandler(label: label, queue: logQueue)
             handler.logLevel = level
+            handler.metadataProvider = provider
             return handler
-        }
+        }, metadataProvider: ServeTracing.logMetadata)
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         var logger = Logger(label: "imago")
         logger.logLevel = level
         for variable in ServeEnvironment.arguments([], environment: ProcessInfo.processInfo.environment).ignored {
             logger.warning("\(variable) is an imgproxy setting imago serve does not read; it is ignored")
+        }
+        // Before the server's loaders exist: they trace with the tracer of the moment.
+        let tracing: (any Service)?
+        do {
+            tracing = try ServeTracing.bootstrap(flag: otlpEndpoint, environment: ProcessInfo.processInfo.environment, logger: logger)
+        } catch {
+            Output.error("imago: serve: tracing cannot start: \(error)")
+            throw ExitCode(1)
         }
 
         var configuration = ImageServerConfiguration(signingKeys: try signingKeys(), acceptsUnsignedPaths: unsigned)
@@ -406,9 +425,11 @@ struct Serve: AsyncParsableCommand {
             },
             logger: logger
         )
-        // Shut down in reverse order: the drain first, then the HTTP server.
+        // Shut down in reverse order: the drain first, then the HTTP server,
+        // then the span exporter (which sends the last spans).
         let drain = DrainService(readiness: readiness, delay: .milliseconds(Int(drainDelay * 1000)))
-        var group = ServiceGroupConfiguration(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        let services: [any Service] = (tracing.map { [$0] } ?? []) + [app, drain]
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int((drainDelay + drainTimeout) * 1000))
         do {
             try await ServiceGroup(configuration: group).run()

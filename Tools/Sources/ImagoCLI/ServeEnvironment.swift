@@ -32,7 +32,7 @@ enum ServeEnvironment {
         "preset": .repeated, "only-presets": .flag, "allow-security-options": .flag,
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
-        "log-level": .option, "print-config": .flag,
+        "log-level": .option, "otlp-endpoint": .option, "print-config": .flag,
     ]
 
     /// imgproxy's variables and the flag each sets; `IMGPROXY_BIND`,

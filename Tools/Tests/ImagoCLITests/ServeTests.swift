@@ -37,13 +37,7 @@ import FoundationNetworking
             }
             try process.run()
             // The first line on stdout says where it listens.
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = ServeTests.firstLine(of: output)
             guard text.hasPrefix("listening on http://127.0.0.1:"), let port = Int(text.split(separator: ":").last ?? "") else {
                 process.terminate()
                 throw NoListeningLine(line: text, log: log)
@@ -75,6 +69,17 @@ import FoundationNetworking
         let line: String
         let log: String
         var description: String { "no listening line: \"\(line)\"; stderr: \(log)" }
+    }
+
+    /// The first line a process writes to `pipe`, trimmed (what there is, if it ends before a newline).
+    static func firstLine(of pipe: Pipe) -> String {
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func imagePath(_ options: String, _ source: URL) -> String {
