@@ -239,4 +239,43 @@ func littleEndian24(_ value: UInt32) -> [UInt8] {
         let scaled = try table.makeImage(opened, nil, ImageDecodingOptions(maximumPixelSize: 40))
         #expect(scaled.width == 40 && scaled.height == 30)
     }
+
+    /// An animation's thumbnail downscales each frame as libwebp composites
+    /// it; the result must be a full decode followed by the resize and crop
+    /// CodecDecoder applies, and the table must hand back small frames.
+    @Test func animationThumbnailsDownscaleEachFrameAsAFullDecodeThenResizeWould() throws {
+        var generator = SeededGenerator(seed: 0x3EB)
+        let writer = try WebPAnimationEncoder(quality: 90).makeWriter(width: 61, height: 43, loopCount: 2)
+        for index in 0..<4 {
+            let pixels = (0..<(61 * 43 * 4)).map { offset in
+                offset % 4 == 3 ? 255 : (offset / 4) % 61 < 20 * index ? UInt8(40 * index) : UInt8.random(in: 0...255, using: &generator)
+            }
+            try writer.add(Image(width: 61, height: 43, pixelFormat: .rgba8, bytesPerRow: 61 * 4, pixels: pixels), duration: 0.05 * Double(index + 1))
+        }
+        let data = try writer.finish()
+        let decoder = CodecDecoder(format: .webp, functions: .webp)
+        let full = try decoder.decode(data)
+        #expect(full.frames.count == 4)
+        let thumbnails = [Thumbnail(maximumPixelSize: 16), Thumbnail(width: 10, height: 20, mode: .crop),
+                          Thumbnail(width: 40, height: 9), Thumbnail(maximumPixelSize: 1), Thumbnail(maximumPixelSize: 100)]
+        for thumbnail in thumbnails {
+            let expected = PNGThumbnailTests.expected(full, thumbnail)
+            let image = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
+            #expect(image == expected, "\(thumbnail)")
+            #expect(image.frames.map(\.duration) == full.frames.map(\.duration) && image.loopCount == 2)
+            let third = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 2, thumbnail: thumbnail))
+            #expect(third.pixels == expected.frames[2].pixels, "frame 2, \(thumbnail)")
+            // Frame by frame, as the server animates: the same frames.
+            var delivered: [[UInt8]] = []
+            try decoder.decodeFrames(data, options: ImageDecodingOptions(thumbnail: thumbnail), maximumFrames: 4) { frame in
+                delivered.append(frame.pixels)
+                return true
+            }
+            #expect(delivered == expected.frames.map(\.pixels), "frames, \(thumbnail)")
+        }
+        let table = CodecFunctions.webp
+        let small = try table.makeImage(try table.open(data, ImageDecodingOptions()), nil, ImageDecodingOptions(thumbnail: Thumbnail(maximumPixelSize: 16)))
+        let scaled = Thumbnail(maximumPixelSize: 16).scaledSize(width: 61, height: 43)
+        #expect(small.width == scaled.width && small.height == scaled.height && small.frames.count == 4)
+    }
 }

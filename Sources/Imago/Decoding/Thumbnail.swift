@@ -60,6 +60,14 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
         return (geometry.scaledWidth, geometry.scaledHeight)
     }
 
+    /// ``scaledSize(width:height:)``, never larger than the image: the size
+    /// decoders that downscale an animation's frames as they draw them
+    /// (GIF, WebP) draw at.
+    package func downscaledSize(width imageWidth: Int, height imageHeight: Int) -> (width: Int, height: Int) {
+        let scaled = scaledSize(width: imageWidth, height: imageHeight)
+        return (min(scaled.width, imageWidth), min(scaled.height, imageHeight))
+    }
+
     /// The longer side a uniformly scaled copy of an image of `width` x
     /// `height` needs so that it covers ``scaledSize(width:height:)`` in
     /// both directions, in either orientation: a bound for decoders that

@@ -67,10 +67,14 @@ package struct ResamplingPlan: Sendable {
 
     /// `pixels`, whose rows are `bytesPerRow` apart, resampled.
     package func resample(_ pixels: [UInt8], bytesPerRow: Int) -> [UInt8] {
-        pixels.withUnsafeBufferPointer { input in
-            makePixels { resampler in
-                for row in 0..<sourceHeight { resampler.append(row: input.baseAddress! + row * bytesPerRow) }
-            }
+        pixels.withUnsafeBufferPointer { input in resample(input.baseAddress!, bytesPerRow: bytesPerRow) }
+    }
+
+    /// The pixels at `pixels` (``sourceHeight`` rows, `bytesPerRow` apart)
+    /// resampled, read in place.
+    package func resample(_ pixels: UnsafePointer<UInt8>, bytesPerRow: Int) -> [UInt8] {
+        makePixels { resampler in
+            for row in 0..<sourceHeight { resampler.append(row: pixels + row * bytesPerRow) }
         }
     }
 }

@@ -137,9 +137,7 @@ public struct GIFState: Sendable {
 
     /// The size frames are drawn at: the canvas, or the thumbnail's size within it.
     private func outputSize(_ thumbnail: Thumbnail?) -> (width: Int, height: Int) {
-        guard let thumbnail else { return (width, height) }
-        let scaled = thumbnail.scaledSize(width: width, height: height)
-        return (min(scaled.width, width), min(scaled.height, height))
+        thumbnail?.downscaledSize(width: width, height: height) ?? (width, height)
     }
 
     /// Composites frames 0...`last` on one canvas and hands each, with its

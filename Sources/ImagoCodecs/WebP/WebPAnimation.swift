@@ -49,31 +49,47 @@ enum WebPAnimation {
     /// The frames before `frameIndex` are decoded (compositing needs them)
     /// but not copied out. `frameIndex` is one of the animation's frames:
     /// ``CodecDecoder`` has checked it (the contract of `makeImage`).
-    static func decode(_ state: WebPState, animation: WebPState.Animation, frameIndex: Int?) throws -> Image {
+    ///
+    /// With a `thumbnail` (as the stored pixels see it), each frame kept is
+    /// downscaled to its size as soon as libwebp has composited it, so an
+    /// animation holds libwebp's one canvas and small frames, never its
+    /// frames at full size.
+    static func decode(_ state: WebPState, animation: WebPState.Animation, frameIndex: Int?, thumbnail: Thumbnail? = nil) throws -> Image {
         let last = frameIndex ?? animation.frameCount - 1
         var frames: [ImageFrame] = []
         frames.reserveCapacity(frameIndex == nil ? animation.frameCount : 1)
-        try walk(state, animation: animation, through: last) { index, frame in
+        let size = try walk(state, animation: animation, through: last, thumbnail: thumbnail) { index, frame in
             if frameIndex == nil || frameIndex == index { frames.append(frame()) }
             return true
         }
-        return Image(width: state.width, height: state.height, pixelFormat: .rgba8, frames: frames, loopCount: animation.loopCount)
+        return Image(width: size.width, height: size.height, pixelFormat: .rgba8, frames: frames, loopCount: animation.loopCount)
     }
 
     /// Decodes frames 0...`last` and hands each to `body` as a one-frame
     /// image until `body` returns `false`: libwebp's one canvas, and one copy.
-    static func forEachFrame(_ state: WebPState, animation: WebPState.Animation, through last: Int,
+    static func forEachFrame(_ state: WebPState, animation: WebPState.Animation, through last: Int, thumbnail: Thumbnail? = nil,
                              _ body: (Image) throws -> Bool) throws {
-        try walk(state, animation: animation, through: last) { _, frame in
-            try body(Image(width: state.width, height: state.height, pixelFormat: .rgba8, frames: [frame()], loopCount: animation.loopCount))
+        let size = state.outputSize(thumbnail)
+        _ = try walk(state, animation: animation, through: last, thumbnail: thumbnail) { _, frame in
+            try body(Image(width: size.width, height: size.height, pixelFormat: .rgba8, frames: [frame()], loopCount: animation.loopCount))
         }
     }
 
     /// Runs libwebp's animation decoder over frames 0...`last`, handing
-    /// each index to `emit` with a function that copies the canvas out,
-    /// until `emit` returns `false`.
-    private static func walk(_ state: WebPState, animation: WebPState.Animation, through last: Int,
-                             _ emit: (Int, () -> ImageFrame) throws -> Bool) throws {
+    /// each index to `emit` with a function that copies the canvas out
+    /// (downscaled to the thumbnail's size when there is one), until `emit`
+    /// returns `false`.
+    ///
+    /// - Returns: The size of the frames handed over.
+    private static func walk(_ state: WebPState, animation: WebPState.Animation, through last: Int, thumbnail: Thumbnail?,
+                             _ emit: (Int, () -> ImageFrame) throws -> Bool) throws -> (width: Int, height: Int) {
+        let size = state.outputSize(thumbnail)
+        let plan = thumbnail.flatMap { thumbnail -> ResamplingPlan? in
+            // The size CodecDecoder would resize a full decode to.
+            guard size != (state.width, state.height) else { return nil }
+            return ResamplingPlan(sourceWidth: state.width, sourceHeight: state.height, format: .rgba8, width: size.width, height: size.height,
+                                  filter: thumbnail.filter, linearLight: thumbnail.linearLight)
+        }
         try state.data.withUnsafeBytes { raw in
             var input = WebPData(bytes: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
             var options = WebPAnimDecoderOptions()
@@ -102,10 +118,13 @@ enum WebPAnimation {
                 let duration = TimeInterval(timestamp &- previousTimestamp) / 1_000
                 previousTimestamp = timestamp
                 let keepsGoing = try emit(index) {
-                    ImageFrame(pixels: [UInt8](UnsafeBufferPointer(start: canvas, count: canvasSize)), duration: duration)
+                    let pixels = plan.map { $0.resample(canvas, bytesPerRow: state.width * 4) }
+                        ?? [UInt8](UnsafeBufferPointer(start: canvas, count: canvasSize))
+                    return ImageFrame(pixels: pixels, duration: duration)
                 }
                 guard keepsGoing else { return }
             }
         }
+        return size
     }
 }

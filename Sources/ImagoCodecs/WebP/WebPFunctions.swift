@@ -21,9 +21,10 @@ extension CodecFunctions where State == WebPState {
     /// returned with that frame's duration and the file's loop count.
     /// With a ``ImageDecodingOptions/thumbnail``, a still image is scaled by
     /// libwebp while decoding, to the thumbnail's
-    /// ``Thumbnail/scaledSize(width:height:)``; animations are decoded at
-    /// full size and ``CodecDecoder`` resizes them. Every image is turned
-    /// upright as the EXIF orientation says.
+    /// ``Thumbnail/scaledSize(width:height:)``; an animation's frames are
+    /// composited at full size by libwebp on its one canvas and each is
+    /// downscaled to that size as soon as it is drawn, as GIF's are. Every
+    /// image is turned upright as the EXIF orientation says.
     ///
     /// Errors are ``CodecError`` values with `library == "libwebp"`.
     ///
@@ -43,14 +44,17 @@ extension CodecFunctions where State == WebPState {
             makeImage: { opened, frameIndex, options in
                 try opened.state.decode(frameIndex: frameIndex, thumbnail: options.thumbnail).applying(opened.state.metadata.orientation)
             },
-            frames: { opened, last, _, body in
+            frames: { opened, last, options, body in
                 // Only animations have a frame step worth calling (a still image is one frame).
                 guard let animation = opened.state.animation else {
                     _ = try body(opened.state.decode(frameIndex: nil, thumbnail: nil).applying(opened.state.metadata.orientation))
                     return
                 }
                 let orientation = opened.state.metadata.orientation
-                try WebPAnimation.forEachFrame(opened.state, animation: animation, through: last) { try body($0.applying(orientation)) }
+                let thumbnail = options.thumbnail?.forStoredPixels(turnedBy: orientation)
+                try WebPAnimation.forEachFrame(opened.state, animation: animation, through: last, thumbnail: thumbnail) {
+                    try body($0.applying(orientation))
+                }
             }
         )
     }
@@ -112,12 +116,19 @@ public struct WebPState: Sendable {
     /// or the still image, scaled by libwebp while decoding when the
     /// thumbnail (as the stored pixels see it) is smaller.
     func decode(frameIndex: Int?, thumbnail: Thumbnail?) throws -> Image {
-        if let animation { return try WebPAnimation.decode(self, animation: animation, frameIndex: frameIndex) }
-        if let thumbnail {
-            let size = thumbnail.forStoredPixels(turnedBy: metadata.orientation).scaledSize(width: width, height: height)
+        let stored = thumbnail?.forStoredPixels(turnedBy: metadata.orientation)
+        if let animation { return try WebPAnimation.decode(self, animation: animation, frameIndex: frameIndex, thumbnail: stored) }
+        if let stored {
+            let size = stored.scaledSize(width: width, height: height)
             if size.width < width || size.height < height { return try decodeStill(scaledTo: size) }
         }
         return try decodeStill()
+    }
+
+    /// The size an animation's frames are drawn at: the canvas, or the
+    /// `thumbnail`'s scaled size (as the stored pixels see it) within it.
+    func outputSize(_ thumbnail: Thumbnail?) -> (width: Int, height: Int) {
+        thumbnail?.downscaledSize(width: width, height: height) ?? (width, height)
     }
 
     /// Decodes a still image at `size`, smaller than the image, with libwebp's
