@@ -5,7 +5,6 @@ import io
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,13 +81,7 @@ def jpeg(image):
 
 
 def timed(work):
-    work()
-    runs = []
-    for _ in range(ITERATIONS):
-        start = time.perf_counter()
-        work()
-        runs.append((time.perf_counter() - start) * 1000)
-    return statistics.median(runs)
+    return codecs.timed(work, ITERATIONS)
 
 
 def imago(name, compression):

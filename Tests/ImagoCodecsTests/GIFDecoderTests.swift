@@ -235,18 +235,7 @@ import Testing
             frames.append(frame)
         }
         let data = GIFBuilder(width: 61, height: 43, globalColors: colors, loopCount: 2, frames: frames).data
-        let full = try decoder.decode(data)
-        let thumbnails = [Thumbnail(maximumPixelSize: 16), Thumbnail(width: 10, height: 20, mode: .crop),
-                          Thumbnail(width: 40, height: 9), Thumbnail(maximumPixelSize: 1), Thumbnail(maximumPixelSize: 100)]
-        for thumbnail in thumbnails {
-            let expected = PNGThumbnailTests.expected(full, thumbnail)
-            let image = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
-            #expect(image == expected, "\(thumbnail)")
-            #expect(image.frames.map(\.duration) == full.frames.map(\.duration) && image.loopCount == 2)
-            // One frame of the animation, also drawn on the full canvas first.
-            let third = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 2, thumbnail: thumbnail))
-            #expect(third.pixels == expected.frames[2].pixels, "frame 2, \(thumbnail)")
-        }
+        try PNGThumbnailTests.checkAnimationThumbnails(decoder, data, loopCount: 2)
         // The table itself hands back small frames: the full-size ones were never kept.
         let table = CodecFunctions<GIFState>.gif
         let small = try table.makeImage(try table.open(data, ImageDecodingOptions()), nil, ImageDecodingOptions(thumbnail: Thumbnail(maximumPixelSize: 16)))

@@ -94,6 +94,30 @@ import Testing
         return image
     }
 
+    /// Thumbnails of an animation, of five shapes, against ``expected(_:_:)``
+    /// of a full decode: every frame with its duration and the loop count,
+    /// one frame (the third, also drawn on the full canvas first), and
+    /// frame by frame through `decodeFrames`.
+    static func checkAnimationThumbnails(_ decoder: CodecDecoder, _ data: Data, loopCount: Int) throws {
+        let full = try decoder.decode(data)
+        let thumbnails = [Thumbnail(maximumPixelSize: 16), Thumbnail(width: 10, height: 20, mode: .crop),
+                          Thumbnail(width: 40, height: 9), Thumbnail(maximumPixelSize: 1), Thumbnail(maximumPixelSize: 100)]
+        for thumbnail in thumbnails {
+            let expected = expected(full, thumbnail)
+            let image = try decoder.decode(data, options: ImageDecodingOptions(thumbnail: thumbnail))
+            #expect(image == expected, "\(thumbnail)")
+            #expect(image.frames.map(\.duration) == full.frames.map(\.duration) && image.loopCount == loopCount)
+            let third = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 2, thumbnail: thumbnail))
+            #expect(third.pixels == expected.frames[2].pixels, "frame 2, \(thumbnail)")
+            var delivered: [[UInt8]] = []
+            try decoder.decodeFrames(data, options: ImageDecodingOptions(thumbnail: thumbnail), maximumFrames: full.frames.count) { frame in
+                delivered.append(frame.pixels)
+                return true
+            }
+            #expect(delivered == expected.frames.map(\.pixels), "frames, \(thumbnail)")
+        }
+    }
+
     /// Random pixels, fully random alpha included, so any mistake in the
     /// weighting shows.
     static func noise(width: Int, height: Int, format: PixelFormat) -> Image {

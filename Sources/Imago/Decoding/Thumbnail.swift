@@ -68,6 +68,16 @@ public struct Thumbnail: Sendable, Hashable, CustomStringConvertible {
         return (min(scaled.width, imageWidth), min(scaled.height, imageHeight))
     }
 
+    /// What resamples an RGBA canvas of `width` x `height` to
+    /// ``downscaledSize(width:height:)`` (the size CodecDecoder would resize
+    /// a full decode to), or `nil` when that is the canvas's own size.
+    package func downscalingPlan(width imageWidth: Int, height imageHeight: Int) -> ResamplingPlan? {
+        let size = downscaledSize(width: imageWidth, height: imageHeight)
+        guard size != (imageWidth, imageHeight) else { return nil }
+        return ResamplingPlan(sourceWidth: imageWidth, sourceHeight: imageHeight, format: .rgba8, width: size.width, height: size.height,
+                              filter: filter, linearLight: linearLight)
+    }
+
     /// The longer side a uniformly scaled copy of an image of `width` x
     /// `height` needs so that it covers ``scaledSize(width:height:)`` in
     /// both directions, in either orientation: a bound for decoders that

@@ -150,12 +150,7 @@ public struct GIFState: Sendable {
                       _ emit: (Int, () -> ImageFrame) throws -> Bool) throws -> (width: Int, height: Int) {
         let isAnimated = frames.count > 1
         let size = outputSize(thumbnail)
-        let plan = thumbnail.flatMap { thumbnail -> ResamplingPlan? in
-            // The size CodecDecoder would resize a full decode to.
-            guard size != (width, height) else { return nil }
-            return ResamplingPlan(sourceWidth: width, sourceHeight: height, format: .rgba8, width: size.width, height: size.height,
-                                  filter: thumbnail.filter, linearLight: thumbnail.linearLight)
-        }
+        let plan = thumbnail?.downscalingPlan(width: width, height: height)
         var canvas = GIFCanvas(width: width, height: height)
         _ = try GIFFile.withFile(data) { file in
             try file.walk(stoppingOnTruncation: false) { frame in

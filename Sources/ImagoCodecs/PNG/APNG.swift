@@ -194,7 +194,7 @@ extension APNG {
     }
 
     /// Appends a chunk of `type` with `body` and its checksum.
-    static func append(chunk type: [UInt8], _ body: [UInt8], to png: inout [UInt8]) {
+    static func append<Body: Collection<UInt8>>(chunk type: [UInt8], _ body: Body, to png: inout [UInt8]) {
         let length = UInt32(body.count)
         png += [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
         let start = png.count

@@ -1,8 +1,8 @@
 import Foundation
 import Imago
 
-/// Writes animated PNG (APNG): each frame is compressed by ``PNGEncoder``
-/// as it is added and only its compressed data is kept. Every
+/// Writes animated PNG (APNG): each frame is filtered and compressed as
+/// ``PNGEncoder`` does it, as it is added, and only its compressed data is kept. Every
 /// frame covers the canvas and replaces the one before (no blending), in
 /// the first frame's pixel format; the first frame is also the still
 /// image that viewers without APNG support show.
@@ -31,13 +31,13 @@ public struct APNGEncoder: AnimationEncoding {
         guard (1...Int(Int32.max)).contains(width), (1...Int(Int32.max)).contains(height) else {
             throw ImageEncodingError(.unsupportedImage, format: .png, message: "\(width)x\(height) is not a PNG size")
         }
-        return Writer(width: width, height: height, loopCount: loopCount, encoder: PNGEncoder(compression: compression))
+        return Writer(width: width, height: height, loopCount: loopCount, compression: compression)
     }
 
     /// One animation in progress: the header, and the frames' chunks so far.
     final class Writer: AnimationWriter {
         private let width: Int, height: Int, loopCount: Int
-        private let encoder: PNGEncoder
+        private let compression: PNGEncoder.Compression
         /// The first frame's pixel format, which every frame is written in.
         private var pixelFormat: PixelFormat?
         private var header: [UInt8] = []
@@ -46,8 +46,8 @@ public struct APNGEncoder: AnimationEncoding {
         private var frameCount = 0
         private var sequence: UInt32 = 0
 
-        init(width: Int, height: Int, loopCount: Int, encoder: PNGEncoder) {
-            (self.width, self.height, self.loopCount, self.encoder) = (width, height, loopCount, encoder)
+        init(width: Int, height: Int, loopCount: Int, compression: PNGEncoder.Compression) {
+            (self.width, self.height, self.loopCount, self.compression) = (width, height, loopCount, compression)
         }
 
         func add(_ frame: Image, duration: TimeInterval) throws {
@@ -57,11 +57,9 @@ public struct APNGEncoder: AnimationEncoding {
             }
             let format = pixelFormat ?? frame.pixelFormat
             pixelFormat = format
-            var still = frame.pixelFormat == format ? frame : frame.converted(to: format)
-            if still.frames.count > 1 || still.colorProfile != nil {
-                still = Image(width: width, height: height, pixelFormat: format, bytesPerRow: still.bytesPerRow, pixels: still.pixels)
-            }
-            let (ihdr, data) = try Self.parts(of: encoder.encode(still))
+            // The first frame's pixels, compressed; no profile or other chunk.
+            let still = frame.pixelFormat == format ? frame : frame.converted(to: format)
+            let (ihdr, data) = try PNGEncoder.imageData(of: still, compression: compression)
             if frameCount == 0 { header = ihdr }
             // fcTL: the frame over the whole canvas, its delay in milliseconds, no disposal, no blending.
             let milliseconds = UInt16(clamping: max(1, Int((duration * 1000).rounded())))
@@ -87,26 +85,6 @@ public struct APNGEncoder: AnimationEncoding {
             png += chunks
             APNG.append(chunk: Array("IEND".utf8), [], to: &png)
             return Data(png)
-        }
-
-        /// The `IHDR` body and the concatenated `IDAT` data of a PNG from ``PNGEncoder``.
-        private static func parts(of png: Data) throws -> (header: [UInt8], data: [UInt8]) {
-            let bytes = [UInt8](png)
-            var header: [UInt8] = [], data: [UInt8] = []
-            var at = 8
-            while at + 12 <= bytes.count {
-                let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-                let type = String(decoding: bytes[at + 4..<at + 8], as: UTF8.self)
-                guard at + 12 + length <= bytes.count else { break }
-                let body = bytes[at + 8..<at + 8 + length]
-                if type == "IHDR" { header = Array(body) }
-                if type == "IDAT" { data += body }
-                at += 12 + length
-            }
-            guard header.count == 13, !data.isEmpty else {
-                throw ImageEncodingError(.encodingFailed, format: .png, message: "the PNG encoder wrote no header or data")
-            }
-            return (header, data)
         }
 
         private static func bigEndian(_ value: UInt32) -> [UInt8] { PNGEncoder.bigEndian(value) }

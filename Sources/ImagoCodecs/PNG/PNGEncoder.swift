@@ -46,6 +46,32 @@ public struct PNGEncoder: ImageEncoding {
     public var format: ImageFormat { .png }
 
     public func encode(_ image: Image) throws -> Data {
+        let (header, compressed) = try Self.imageData(of: image, compression: compression)
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png.reserveCapacity(compressed.count + compressed.count / (1 << 20) * 12 + (image.colorProfile?.data.count ?? 0) + 128)
+        APNG.append(chunk: Array("IHDR".utf8), header, to: &png)
+        if let profile = image.colorProfile {
+            // The name, a zero, compression method 0, the zlib-compressed profile.
+            let body = Array("ICC profile".utf8) + [0, 0] + (try Self.zlib(Array(profile.data), compression: .default))
+            APNG.append(chunk: Array("iCCP".utf8), body, to: &png)
+        } else if embedsSRGBProfile {
+            APNG.append(chunk: Array("sRGB".utf8), [0], to: &png)   // perceptual intent
+        }
+        // IDAT chunks of at most 1 MiB, so no chunk approaches PNG's 2^31 - 1 limit.
+        var offset = 0
+        repeat {
+            let end = min(compressed.count, offset + (1 << 20))
+            APNG.append(chunk: Array("IDAT".utf8), compressed[offset..<end], to: &png)
+            offset = end
+        } while offset < compressed.count
+        APNG.append(chunk: Array("IEND".utf8), [], to: &png)
+        return Data(png)
+    }
+
+    /// The `IHDR` chunk's body and the image data (the filtered rows of the
+    /// first frame as one zlib stream) of `image`: what a PNG's `IDAT`
+    /// chunks, or an APNG frame's, hold.
+    static func imageData(of image: Image, compression: Compression) throws -> (header: [UInt8], data: [UInt8]) {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max), image.width > 0, image.height > 0 else {
             throw ImageEncodingError(.unsupportedImage, format: .png, message: "\(image.width)x\(image.height) is not a PNG size")
         }
@@ -73,28 +99,8 @@ public struct PNGEncoder: ImageEncoding {
             }
             count = filteredCount
         }
-        let compressed = try Self.zlib(filtered, compression: compression)
-
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png.reserveCapacity(compressed.count + compressed.count / (1 << 20) * 12 + (image.colorProfile?.data.count ?? 0) + 128)
-        let header = Self.bigEndian(UInt32(image.width)) + Self.bigEndian(UInt32(image.height)) + [8, colorType, 0, 0, 0]
-        APNG.append(chunk: Array("IHDR".utf8), header, to: &png)
-        if let profile = image.colorProfile {
-            // The name, a zero, compression method 0, the zlib-compressed profile.
-            let body = Array("ICC profile".utf8) + [0, 0] + (try Self.zlib(Array(profile.data), compression: .default))
-            APNG.append(chunk: Array("iCCP".utf8), body, to: &png)
-        } else if embedsSRGBProfile {
-            APNG.append(chunk: Array("sRGB".utf8), [0], to: &png)   // perceptual intent
-        }
-        // IDAT chunks of at most 1 MiB, so no chunk approaches PNG's 2^31 - 1 limit.
-        var offset = 0
-        repeat {
-            let end = min(compressed.count, offset + (1 << 20))
-            APNG.append(chunk: Array("IDAT".utf8), Array(compressed[offset..<end]), to: &png)
-            offset = end
-        } while offset < compressed.count
-        APNG.append(chunk: Array("IEND".utf8), [], to: &png)
-        return Data(png)
+        let header = bigEndian(UInt32(image.width)) + bigEndian(UInt32(image.height)) + [8, colorType, 0, 0, 0]
+        return (header, try zlib(filtered, compression: compression))
     }
 
     /// `input` as a zlib stream, compressed as `compression` says.
@@ -138,9 +144,13 @@ public struct PNGEncoder: ImageEncoding {
         let levelBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: levelBufferSize)
         defer { levelBuffer.deallocate() }
         // Stored blocks at worst: 5 bytes per 64 KiB and the zlib header and checksum.
-        var output = [UInt8](repeating: 0, count: input.count + input.count / 16_000 * 5 + 1024)
-        let status: Int32 = input.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
+        let capacity = input.count + input.count / 16_000 * 5 + 1024
+        guard capacity <= UInt32.max else {
+            throw ImageEncodingError(.unsupportedImage, format: .png, message: "the image is too large for one ISA-L stream")
+        }
+        var status: Int32 = 0
+        let output = [UInt8](unsafeUninitializedCapacity: capacity) { destination, count in
+            status = input.withUnsafeBufferPointer { source in
                 stream.level = 1
                 stream.level_buf = levelBuffer
                 stream.level_buf_size = UInt32(levelBufferSize)
@@ -153,11 +163,11 @@ public struct PNGEncoder: ImageEncoding {
                 stream.flush = UInt16(NO_FLUSH)
                 return isal_deflate_stateless(&stream)
             }
+            count = status == COMP_OK ? Int(stream.total_out) : 0
         }
-        guard status == COMP_OK, input.count <= UInt32.max else {
+        guard status == COMP_OK else {
             throw ImageEncodingError(.encodingFailed, format: .png, message: "ISA-L could not compress the image (\(status))")
         }
-        output.removeSubrange(Int(stream.total_out)...)
         return output
     }
 }

@@ -84,12 +84,7 @@ enum WebPAnimation {
     private static func walk(_ state: WebPState, animation: WebPState.Animation, through last: Int, thumbnail: Thumbnail?,
                              _ emit: (Int, () -> ImageFrame) throws -> Bool) throws -> (width: Int, height: Int) {
         let size = state.outputSize(thumbnail)
-        let plan = thumbnail.flatMap { thumbnail -> ResamplingPlan? in
-            // The size CodecDecoder would resize a full decode to.
-            guard size != (state.width, state.height) else { return nil }
-            return ResamplingPlan(sourceWidth: state.width, sourceHeight: state.height, format: .rgba8, width: size.width, height: size.height,
-                                  filter: thumbnail.filter, linearLight: thumbnail.linearLight)
-        }
+        let plan = thumbnail?.downscalingPlan(width: state.width, height: state.height)
         try state.data.withUnsafeBytes { raw in
             var input = WebPData(bytes: raw.bindMemory(to: UInt8.self).baseAddress, size: raw.count)
             var options = WebPAnimDecoderOptions()
