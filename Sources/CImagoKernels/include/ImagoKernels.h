@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ColorTransform.h"
+
 /// Rounds `count` floats to bytes, as Imago's resampler does: each value
 /// plus 0.5, clamped to [0, 255], truncated. SSE2 or NEON where the target
 /// has it, the same arithmetic in scalar code elsewhere, so the bytes are

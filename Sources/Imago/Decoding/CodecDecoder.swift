@@ -26,7 +26,10 @@ import Foundation
 ///    the image is converted to sRGB through the ``ColorConversionFunctions``
 ///    table, or keeps the profile in ``Image/colorProfile``, as
 ///    ``ImageDecodingOptions/colorManagement`` says. A decoder made without
-///    a colour table keeps every profile.
+///    a colour table keeps every profile. When the table's image carries a
+///    profile of its own (a table that had to convert while decoding, as
+///    JPEG's does for CMYK inks, which no pixel format holds), that profile
+///    describes the pixels and is used instead of the file's.
 ///
 /// The table's own errors are kept, unchanged, as ``ImageDecodingError/underlying``.
 public struct CodecDecoder: ImageDecoding {
@@ -141,7 +144,9 @@ public struct CodecDecoder: ImageDecoding {
     /// type's summary says.
     private func finished(_ image: Image, opened: OpenedImage<ImageStep>, options: ImageDecodingOptions) -> Image {
         let fitted = options.thumbnail.map { fit(image, to: $0, opened: opened) } ?? image
-        guard let profile = opened.colorProfile else { return fitted }
+        // A table that converted colour while decoding tags its image with
+        // the profile its pixels are now in; that one wins over the file's.
+        guard let profile = image.colorProfile ?? opened.colorProfile else { return fitted }
         if options.colorManagement == .convertToSRGB, let colorConversion {
             // A profile that cannot be used is ignored, as browsers do.
             guard var converted = try? colorConversion.convertToSRGB(fitted, profile) else { return fitted }

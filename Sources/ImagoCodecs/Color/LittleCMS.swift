@@ -1,3 +1,4 @@
+import CImagoKernels
 import CLcms2
 import Foundation
 import Imago
@@ -7,15 +8,23 @@ extension ColorConversionFunctions {
     ///
     /// RGB profiles convert ``PixelFormat/rgb8`` and ``PixelFormat/rgba8``
     /// images to sRGB, gray profiles convert ``PixelFormat/gray8`` and
-    /// ``PixelFormat/grayAlpha8`` images to gray with sRGB's tone curve;
-    /// alpha is copied. The rendering intent is perceptual (for the common
-    /// matrix-and-curves profiles the same as relative colorimetric), as in
-    /// Pillow's `ImageCms` and browsers. A profile whose primaries, white
-    /// point and curves match sRGB's is recognised and the pixels are left
-    /// alone. Transforms are built once per profile and kept (up to 16).
+    /// ``PixelFormat/grayAlpha8`` images to gray with sRGB's tone curve, and
+    /// RGB images whose pixels are all gray (a gray PNG, which decodes to
+    /// RGB) the same way; alpha is copied. The rendering intent is
+    /// perceptual (for the common matrix-and-curves profiles the same as
+    /// relative colorimetric), as in Pillow's `ImageCms` and browsers. A
+    /// profile whose primaries, white point and curves match sRGB's is
+    /// recognised and the pixels are left alone.
+    ///
+    /// Matrix-and-curves profiles (Display P3, Adobe RGB, ProPhoto, a PNG's
+    /// `gAMA` and `cHRM`) and gray tone curves convert through tables and a
+    /// 3x3 matrix in SIMD, several times faster than lcms2's general
+    /// transform and within one level of it; profiles with lookup tables go
+    /// through lcms2. Transforms are built once per profile and kept (up to 16).
     ///
     /// It throws ``CodecError`` for a profile lcms2 cannot read, or one whose
-    /// colour space is not the image's (a CMYK profile on RGB pixels).
+    /// colour space is not the image's (a CMYK profile on RGB pixels, a gray
+    /// profile on colour pixels).
     public static let lcms2 = ColorConversionFunctions { image, profile in
         try LittleCMS.shared.convertToSRGB(image, from: profile)
     }
@@ -92,14 +101,33 @@ final class LittleCMS: Sendable {
     /// The most transforms kept at once.
     static let capacity = 16
 
-    /// A built transform, or the finding that the profile is sRGB already.
+    /// A built conversion, or the finding that the profile is sRGB already.
     /// `@unchecked Sendable`: lcms2 transforms made with `cmsFLAGS_NOCACHE`
-    /// may be used from several threads at once, and the handle is deleted
-    /// only when no one holds the box.
+    /// may be used from several threads at once, the tables are only read
+    /// once built, and both are freed only when no one holds the box.
     private final class Transform: @unchecked Sendable {
-        let handle: cmsHTRANSFORM?
-        init(_ handle: cmsHTRANSFORM?) { self.handle = handle }
-        deinit { if let handle { cmsDeleteTransform(handle) } }
+        enum Kind {
+            /// The profile is sRGB: nothing to do.
+            case identity
+            /// lcms2's own transform.
+            case lcms2(cmsHTRANSFORM)
+            /// Tables and a matrix (``MatrixShaper``).
+            case matrixShaper(OpaquePointer)
+            /// One table for every colour channel: a gray profile. On RGB
+            /// pixels it applies only when every pixel is gray (a gray PNG,
+            /// which Imago decodes to RGB).
+            case table([UInt8], onRGB: Bool)
+        }
+
+        let kind: Kind
+        init(_ kind: Kind) { self.kind = kind }
+        deinit {
+            switch kind {
+            case .lcms2(let handle): cmsDeleteTransform(handle)
+            case .matrixShaper(let tables): imago_matrix_shaper_free(tables)
+            case .identity, .table: break
+            }
+        }
     }
 
     /// The profile as an array, not `Data`: `Data` keeps its storage in an
@@ -108,6 +136,8 @@ final class LittleCMS: Sendable {
     private struct Key: Hashable {
         var profile: [UInt8]
         var pixelFormat: PixelFormat
+        /// From inverted CMYK to `pixelFormat` (RGB), rather than from `pixelFormat`.
+        var fromCMYK = false
     }
 
     private let transforms = Locked<[Key: Transform]>([:])
@@ -115,16 +145,28 @@ final class LittleCMS: Sendable {
     /// Converts every frame of `image` from `profile` to sRGB.
     func convertToSRGB(_ image: Image, from profile: ColorProfile) throws -> Image {
         let transform = try self.transform(for: profile, pixelFormat: image.pixelFormat)
-        guard let handle = transform.handle else { return image.withoutProfile() }   // sRGB already
+        if case .identity = transform.kind { return image.withoutProfile() }
+        if case .table(_, onRGB: true) = transform.kind, !image.frames.allSatisfy({ Self.isGray($0.pixels, image) }) {
+            throw CodecError.lcms2(unusableProfile: "a gray profile on pixels that are not all gray")
+        }
         let rowBytes = image.width * image.pixelFormat.bytesPerPixel
+        let channels = image.pixelFormat.bytesPerPixel
         let frames = image.frames.map { frame in
             let pixels = [UInt8](pixelCapacity: image.bytesPerRow * image.height) { output, count in
                 frame.pixels.withUnsafeBytes { input in
-                    cmsDoTransformLineStride(
-                        handle, input.baseAddress, output.baseAddress,
-                        cmsUInt32Number(image.width), cmsUInt32Number(image.height),
-                        cmsUInt32Number(image.bytesPerRow), cmsUInt32Number(image.bytesPerRow), 0, 0
-                    )
+                    let (source, target) = (input.bindMemory(to: UInt8.self).baseAddress!, output.baseAddress!)
+                    let (width, height, stride) = (image.width, image.height, image.bytesPerRow)
+                    switch transform.kind {
+                    case .lcms2(let handle):
+                        cmsDoTransformLineStride(handle, source, target, cmsUInt32Number(width), cmsUInt32Number(height),
+                                                 cmsUInt32Number(stride), cmsUInt32Number(stride), 0, 0)
+                    case .matrixShaper(let tables):
+                        imago_matrix_shaper_convert(tables, source, stride, target, stride, width, height, channels)
+                    case .table(let table, _):
+                        imago_table_convert(table, source, stride, target, stride, width, height, channels)
+                    case .identity:
+                        break
+                    }
                 }
                 // Padding past each row, if any, is copied as it was.
                 if image.bytesPerRow > rowBytes {
@@ -141,10 +183,50 @@ final class LittleCMS: Sendable {
                      frames: frames, loopCount: image.loopCount)
     }
 
+    /// Whether every pixel of an RGB or RGBA frame has equal red, green and blue.
+    private static func isGray(_ pixels: [UInt8], _ image: Image) -> Bool {
+        let channels = image.pixelFormat.bytesPerPixel
+        return pixels.withUnsafeBufferPointer { bytes in
+            for row in 0..<image.height {
+                var index = row * image.bytesPerRow
+                for _ in 0..<image.width {
+                    if bytes[index] != bytes[index + 1] || bytes[index] != bytes[index + 2] { return false }
+                    index += channels
+                }
+            }
+            return true
+        }
+    }
+
+    /// Converts a CMYK JPEG's inks, as libjpeg-turbo hands them over
+    /// (Adobe's inverted CMYK, 4 bytes a pixel, packed), to sRGB through
+    /// the file's CMYK `profile` (perceptual intent): RGB8, packed.
+    ///
+    /// - Throws: ``CodecError`` when lcms2 cannot read the profile or it is
+    ///   not a CMYK profile.
+    func rgb(fromInvertedCMYK inks: [UInt8], width: Int, height: Int, profile: ColorProfile) throws -> [UInt8] {
+        let key = Key(profile: [UInt8](profile.data), pixelFormat: .rgb8, fromCMYK: true)
+        let transform = try kept(key) { try Self.makeCMYKTransform(for: profile) }
+        guard case .lcms2(let handle) = transform.kind else { throw CodecError.lcms2(unusableProfile: "no CMYK transform") }
+        return [UInt8](pixelCapacity: width * height * 3) { output, count in
+            inks.withUnsafeBytes { input in
+                cmsDoTransformLineStride(handle, input.baseAddress, output.baseAddress, cmsUInt32Number(width), cmsUInt32Number(height),
+                                         cmsUInt32Number(width * 4), cmsUInt32Number(width * 3), 0, 0)
+            }
+            count = width * height * 3
+        }
+    }
+
     private func transform(for profile: ColorProfile, pixelFormat: PixelFormat) throws -> Transform {
-        let key = Key(profile: [UInt8](profile.data), pixelFormat: pixelFormat)
+        try kept(Key(profile: [UInt8](profile.data), pixelFormat: pixelFormat)) {
+            try Self.makeTransform(for: profile, pixelFormat: pixelFormat)
+        }
+    }
+
+    /// The transform kept for `key`, made by `make` (and kept) when there is none.
+    private func kept(_ key: Key, make: () throws -> Transform) throws -> Transform {
         if let kept = transforms.withLock({ $0[key] }) { return kept }
-        let made = try Self.makeTransform(for: profile, pixelFormat: pixelFormat)
+        let made = try make()
         transforms.withLock { kept in
             if kept.count >= Self.capacity, let any = kept.keys.first { kept[any] = nil }
             kept[key] = made
@@ -166,11 +248,15 @@ final class LittleCMS: Sendable {
         case .gray8: format = imago_lcms_gray8
         case .grayAlpha8: format = imago_lcms_graya8
         }
+        if space == cmsSigGrayData, let table = MatrixShaper.grayTable(from: input) {
+            return Transform(.table(table, onRGB: !pixelFormat.isGray))
+        }
         let expected = pixelFormat.isGray ? cmsSigGrayData : cmsSigRgbData
         guard space == expected else {
             throw CodecError.lcms2(unusableProfile: "a profile for another colour space than the \(pixelFormat) pixels")
         }
-        if !pixelFormat.isGray && isSRGB(input) { return Transform(nil) }
+        if !pixelFormat.isGray && isSRGB(input) { return Transform(.identity) }
+        if let tables = MatrixShaper.rgbTransform(from: input) { return Transform(.matrixShaper(tables)) }
         guard let output = pixelFormat.isGray ? makeSRGBGrayProfile() : cmsCreate_sRGBProfile() else {
             throw CodecError.lcms2(unusableProfile: "lcms2 could not make the sRGB profile")
         }
@@ -179,7 +265,25 @@ final class LittleCMS: Sendable {
         guard let handle = cmsCreateTransform(input, format, output, format, cmsUInt32Number(INTENT_PERCEPTUAL), flags) else {
             throw CodecError.lcms2(unusableProfile: "lcms2 could not build a transform from the profile")
         }
-        return Transform(handle)
+        return Transform(.lcms2(handle))
+    }
+
+    private static func makeCMYKTransform(for profile: ColorProfile) throws -> Transform {
+        let opened = profile.data.withUnsafeBytes { raw in
+            cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(clamping: raw.count))
+        }
+        guard let input = opened else { throw CodecError.lcms2(unusableProfile: "lcms2 could not read the profile") }
+        defer { cmsCloseProfile(input) }
+        guard cmsGetColorSpace(input) == cmsSigCmykData else {
+            throw CodecError.lcms2(unusableProfile: "a profile for another colour space than CMYK inks")
+        }
+        guard let output = cmsCreate_sRGBProfile() else { throw CodecError.lcms2(unusableProfile: "lcms2 could not make the sRGB profile") }
+        defer { cmsCloseProfile(output) }
+        let flags = cmsUInt32Number(cmsFLAGS_NOCACHE)
+        guard let handle = cmsCreateTransform(input, imago_lcms_cmyk8_inverted, output, imago_lcms_rgb8, cmsUInt32Number(INTENT_PERCEPTUAL), flags) else {
+            throw CodecError.lcms2(unusableProfile: "lcms2 could not build a transform from the profile")
+        }
+        return Transform(.lcms2(handle))
     }
 
     /// Whether a matrix-and-curves RGB profile has sRGB's colorants (as

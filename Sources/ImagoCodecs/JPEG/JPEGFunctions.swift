@@ -9,7 +9,10 @@ extension CodecFunctions where State == JPEGState {
     /// `open` reads the frame header, the EXIF orientation and the ICC
     /// profile (`APP2` segments, reassembled). `makeImage`
     /// decodes grayscale JPEGs to `gray8` and everything else to `rgb8`
-    /// (CMYK and YCCK are converted, assuming Adobe's inverted CMYK), then
+    /// (CMYK and YCCK are converted: through the file's CMYK profile with
+    /// lcms2 when it has one, as no Imago pixel format holds inks, and the
+    /// image is then tagged ``ColorProfile/sRGB``; otherwise naively,
+    /// assuming Adobe's inverted CMYK), then
     /// turns the image upright as its EXIF orientation says. With a
     /// ``ImageDecodingOptions/thumbnail`` it uses libjpeg-turbo's DCT
     /// scaling: the smallest of the library's scaling factors (1/8 to 2)
@@ -32,8 +35,9 @@ extension CodecFunctions where State == JPEGState {
                 let metadata = JPEGMetadata(reading: whole, markers: markers)
                 let data = markers.withoutExtraneousBytes(in: whole)
                 let header = try TurboJPEG.withDecompressor { decompressor in try decompressor.header(of: data) }
-                let state = JPEGState(data: data, scanStart: markers.scanStart.map { data.count - (whole.count - $0) },
+                var state = JPEGState(data: data, scanStart: markers.scanStart.map { data.count - (whole.count - $0) },
                                       colorspace: header.colorspace, orientation: metadata.orientation)
+                if state.isCMYK, metadata.colorProfile?.colorSpace == "CMYK" { state.inkProfile = metadata.colorProfile }
                 var opened = OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
                 opened.orientation = metadata.orientation
                 return opened
@@ -44,7 +48,7 @@ extension CodecFunctions where State == JPEGState {
                 let size = TurboJPEG.scaledSize(width: opened.width, height: opened.height, covering: bound)
                 let image = try TurboJPEG.withDecompressor { decompressor in
                     try decompressor.decompress(state.data, width: size.width, height: size.height, colorspace: state.colorspace,
-                                                scanStart: state.scanStart, fast: size.width < opened.width)
+                                                scanStart: state.scanStart, fast: size.width < opened.width, inkProfile: state.inkProfile)
                 }
                 return image.applying(state.orientation)
             }
@@ -83,6 +87,10 @@ public struct JPEGState: Sendable {
     }
     /// The TurboJPEG colour space (`TJCS_…`) of the frame header.
     let colorspace: Int32
+    /// Whether the frame holds inks (CMYK or YCCK).
+    var isCMYK: Bool { colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) }
+    /// The file's CMYK profile, for a CMYK frame: its inks become sRGB through it.
+    var inkProfile: ColorProfile?
     /// The EXIF orientation, ``ImageOrientation/up`` when there is none.
     let orientation: ImageOrientation
 }
@@ -119,7 +127,11 @@ struct TurboJPEG: ~Copyable {
     ///     end-of-image marker follows it, data is missing.
     ///   - fast: Use the fast chroma upsampling, for a thumbnail that
     ///     is scaled down afterwards anyway.
-    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32, scanStart: Int? = nil, fast: Bool = false) throws -> Image {
+    ///   - inkProfile: The CMYK profile a CMYK frame's inks become sRGB
+    ///     through; without one (or when lcms2 cannot use it) they are
+    ///     inverted naively.
+    func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32, scanStart: Int? = nil, fast: Bool = false,
+                    inkProfile: ColorProfile? = nil) throws -> Image {
         let isGray = colorspace == Int32(TJCS_GRAY.rawValue)
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         let pixelFormat: TJPF = isGray ? TJPF_GRAY : isCMYK ? TJPF_CMYK : TJPF_RGB
@@ -140,9 +152,15 @@ struct TurboJPEG: ~Copyable {
             count = stride * height
         }
         try check(status, allowWarning: true)
-        var image = isCMYK
-            ? Image(width: width, height: height, pixelFormat: .rgb8, pixels: Self.rgb(fromInvertedCMYK: pixels))
-            : Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
+        var image: Image
+        if isCMYK, let inkProfile, let rgb = try? LittleCMS.shared.rgb(fromInvertedCMYK: pixels, width: width, height: height, profile: inkProfile) {
+            image = Image(width: width, height: height, pixelFormat: .rgb8, pixels: rgb)
+            image.colorProfile = .sRGB
+        } else if isCMYK {
+            image = Image(width: width, height: height, pixelFormat: .rgb8, pixels: Self.rgb(fromInvertedCMYK: pixels))
+        } else {
+            image = Image(width: width, height: height, pixelFormat: isGray ? .gray8 : .rgb8, pixels: pixels)
+        }
         // libjpeg's warnings for missing data: "Premature end of JPEG file"
         // and "Corrupt JPEG data: premature end of data segment". The handle
         // keeps only the first warning, so a file that ran out of data after
