@@ -4,7 +4,9 @@
  *
  *   raw_codecs MODE FILE ITERATIONS
  *
- * MODE: jpeg, jpeg-thumb, png (libspng), webp, gif, gif-rgba;
+ * MODE: jpeg, jpeg-thumb, jpeg-icc (jpeg, then lcms2's transform from the file's
+ * embedded profile, one APP2 segment, to sRGB into a second buffer; the
+ * transform is built once, outside the timing), png (libspng), webp, gif, gif-rgba;
  * png-libdeflate, png-libdeflate-branchless and png-libdeflate-simd (the PNG
  * fast-path prototype with scalar filters, the same with a branch-free Paeth,
  * or SSE2 filters); png-verify (libspng and every prototype must give the same
@@ -17,10 +19,11 @@
  * Prints {"median_ms": M, "min_ms": N} after one warm-up run.
  *
  *   gcc -O2 Benchmarks/raw/raw_codecs.c -o Benchmarks/.build-raw/raw_codecs \
- *       -lturbojpeg -lspng -lwebp -lgif -ldeflate
+ *       -lturbojpeg -lspng -lwebp -lgif -ldeflate -llcms2
  */
 #include <emmintrin.h>
 #include <gif_lib.h>
+#include <lcms2.h>
 #include <libdeflate.h>
 #include <spng.h>
 #include <stdint.h>
@@ -89,6 +92,43 @@ static void jpeg(int scale_to_thumbnail) {
     unsigned char *pixels = pixels_alloc((size_t)width * height * channels);
     if (tjDecompress2(handle, input, input_size, pixels, width, width * channels, height, gray ? TJPF_GRAY : TJPF_RGB, 0)
         && tjGetErrorCode(handle) != TJERR_WARNING) fail(tjGetErrorStr2(handle));
+    pixels_free(pixels);
+    tjDestroy(handle);
+}
+
+/* The JPEG's embedded profile (one APP2 ICC_PROFILE segment) to sRGB, RGB8. */
+static cmsHTRANSFORM jpeg_profile_transform(void) {
+    static cmsHTRANSFORM transform;
+    if (transform) return transform;
+    for (size_t i = 2; i + 4 < input_size && input[i] == 0xFF && input[i + 1] != 0xDA;) {
+        size_t length = ((size_t)input[i + 2] << 8) | input[i + 3];
+        if (input[i + 1] == 0xE2 && length > 16 && i + 2 + length <= input_size && !memcmp(input + i + 4, "ICC_PROFILE", 12)) {
+            cmsHPROFILE source = cmsOpenProfileFromMem(input + i + 18, (cmsUInt32Number)(length - 16));
+            if (!source) fail("unreadable profile");
+            transform = cmsCreateTransform(source, TYPE_RGB_8, cmsCreate_sRGBProfile(), TYPE_RGB_8, INTENT_PERCEPTUAL, cmsFLAGS_NOCACHE);
+            if (!transform) fail("no transform");
+            return transform;
+        }
+        i += 2 + length;
+    }
+    fail("no ICC profile");
+    return NULL;
+}
+
+/* jpeg(0), then the embedded profile's transform to sRGB into a second buffer. */
+static void jpeg_icc(void) {
+    static unsigned char *converted_reused;
+    cmsHTRANSFORM transform = jpeg_profile_transform();
+    tjhandle handle = tjInitDecompress();
+    int width, height, subsampling, colorspace;
+    if (tjDecompressHeader3(handle, input, input_size, &width, &height, &subsampling, &colorspace)) fail(tjGetErrorStr2(handle));
+    size_t size = (size_t)width * height * 3;
+    unsigned char *pixels = pixels_alloc(size);
+    if (tjDecompress2(handle, input, input_size, pixels, width, width * 3, height, TJPF_RGB, 0) && tjGetErrorCode(handle) != TJERR_WARNING)
+        fail(tjGetErrorStr2(handle));
+    unsigned char *converted = reuse ? (converted_reused ? converted_reused : (converted_reused = malloc(size))) : malloc(size);
+    cmsDoTransform(transform, pixels, converted, (cmsUInt32Number)((size_t)width * height));
+    if (!reuse) free(converted);
     pixels_free(pixels);
     tjDestroy(handle);
 }
@@ -453,6 +493,7 @@ int main(int argc, char **argv) {
         double start = now_ms();
         if (!strcmp(mode, "jpeg")) jpeg(0);
         else if (!strcmp(mode, "jpeg-thumb")) jpeg(1);
+        else if (!strcmp(mode, "jpeg-icc") || !strcmp(mode, "jpeg-icc-reuse")) jpeg_icc();
         else if (!strcmp(mode, "png")) png();
         else if (!strncmp(mode, "png-libdeflate", 14)) {
             for (variant = 0; variant < VARIANTS && strcmp(mode, variant_names[variant]); variant++) {}
