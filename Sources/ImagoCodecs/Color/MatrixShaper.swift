@@ -31,6 +31,7 @@ enum MatrixShaper {
         for (channel, curve) in curves.enumerated() {
             for level in 0..<256 { linear[channel * 256 + level] = cmsEvalToneCurveFloat(curve, Float(level) / 255) }
         }
+        guard linear.allSatisfy({ $0.isFinite }) else { return nil }
         let top = Double(IMAGO_COLOR_ENCODE_STEPS - 1)
         let encode = (0..<Int(IMAGO_COLOR_ENCODE_STEPS)).map { encodedSRGB(Double($0) / top) }
         return imago_matrix_shaper_make(linear, matrix.map(Float.init), encode)
