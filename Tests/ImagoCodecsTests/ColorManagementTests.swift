@@ -131,6 +131,35 @@ import Testing
         #expect(thumbnail.width == 24 && maximumDifference(thumbnail.pixels, converted.resized(width: 24, height: 16).pixels) <= 40)
     }
 
+    /// Damaged profiles (bytes changed at random in the tags and the tag
+    /// table) convert or are refused with a typed error: never a crash, a
+    /// pixel out of place, or a non-finite table (the address sanitizer run
+    /// checks the reads).
+    @Test(arguments: ["display-p3.icc", "prophoto.icc", "gray.icc", "p3-with-adobe-table.icc"])
+    func damagedProfilesConvertOrAreRefused(icc: String) throws {
+        let original = [UInt8](try profile(icc).data)
+        var generator = SeededGenerator(seed: 28)
+        let rgba = Image(width: 16, height: 16, pixelFormat: .rgba8, pixels: (0..<1024).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+        let gray = Image(width: 16, height: 16, pixelFormat: .gray8, pixels: (0..<256).map(UInt8.init))
+        for _ in 0..<50 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                bytes[Int.random(in: 128..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            for image in [rgba, gray] {
+                do {
+                    let converted = try ColorConversionFunctions.lcms2.convertToSRGB(image, ColorProfile(data: Data(bytes)))
+                    #expect((converted.width, converted.height, converted.pixelFormat) == (image.width, image.height, image.pixelFormat))
+                    if image.pixelFormat == .rgba8 {
+                        #expect(stride(from: 3, to: 1024, by: 4).allSatisfy { converted.pixels[$0] == image.pixels[$0] }, "alpha is copied")
+                    }
+                } catch {
+                    #expect(error is CodecError)
+                }
+            }
+        }
+    }
+
     @Test func theMultiSegmentProfileIsReassembled() throws {
         let data = try Fixtures.data("color/prophoto-big.jpg")
         #expect(data.count(of: Array("ICC_PROFILE".utf8)) == 2)
