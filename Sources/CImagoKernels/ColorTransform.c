@@ -16,12 +16,12 @@
 #endif
 
 struct imago_matrix_shaper {
-    _Alignas(16) float columns[3][256][4];
+    float columns[3][256][4];   // read unaligned: malloc's alignment is enough on every target
     uint8_t encode[IMAGO_COLOR_ENCODE_STEPS];
 };
 
 imago_matrix_shaper *imago_matrix_shaper_make(const float *linear, const float *matrix, const uint8_t *encode) {
-    imago_matrix_shaper *transform = aligned_alloc(16, sizeof(imago_matrix_shaper));
+    imago_matrix_shaper *transform = malloc(sizeof(imago_matrix_shaper));
     if (transform == NULL) return NULL;
     const float top = (float)(IMAGO_COLOR_ENCODE_STEPS - 1);
     for (int channel = 0; channel < 3; channel++) {
@@ -44,8 +44,8 @@ void imago_matrix_shaper_free(imago_matrix_shaper *transform) { free(transform);
 static inline void imago_indices(const imago_matrix_shaper *t, const uint8_t *in, int32_t index[4]) {
     const float top = (float)(IMAGO_COLOR_ENCODE_STEPS - 1);
 #if defined(__SSE2__)
-    __m128 sum = _mm_add_ps(_mm_add_ps(_mm_load_ps(t->columns[0][in[0]]), _mm_load_ps(t->columns[1][in[1]])),
-                            _mm_load_ps(t->columns[2][in[2]]));
+    __m128 sum = _mm_add_ps(_mm_add_ps(_mm_loadu_ps(t->columns[0][in[0]]), _mm_loadu_ps(t->columns[1][in[1]])),
+                            _mm_loadu_ps(t->columns[2][in[2]]));
     sum = _mm_min_ps(_mm_max_ps(sum, _mm_setzero_ps()), _mm_set1_ps(top));
     _mm_storeu_si128((__m128i *)index, _mm_cvttps_epi32(_mm_add_ps(sum, _mm_set1_ps(0.5f))));
 #elif defined(__ARM_NEON)
