@@ -162,7 +162,7 @@ def main():
         f.write("Pillow's and libspng's choose a filter per row, as Imago does, and compress with zlib's Z_FILTERED.\n")
         f.write("Imago writes an RGB or RGBA image of at most 256 colours indexed (screenshot, graphic, palette-64 here),\n")
         f.write("the same pixels in a third of the bytes; its default compresses with zlib's run-length deflate (Z_RLE) or\n")
-        f.write("libdeflate 6, whichever a sixteenth of the rows compresses smaller (run-length on the photos here).\n")
+        f.write("libdeflate 6 when that makes a sixteenth of the rows over 2% smaller (run-length on the photos here).\n")
         f.write("The machine is shared by several builds: times are noisy, compare the encoders of one run.\n\n")
         f.write("## The bars: Imago's default against pyvips' default time and Pillow's default size\n\n")
         f.write("\n".join(summary) + "\n\n## Every encoder and level\n\n")
