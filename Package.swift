@@ -100,6 +100,12 @@ let package = Package(
             pkgConfig: "libisal",
             providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]
         ),
+        // zlib: run-length deflate of filtered PNG rows (Z_RLE), which libdeflate lacks.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // Little CMS 2: embedded colour profiles converted to sRGB.
         .systemLibrary(
             name: "CLcms2",
@@ -138,7 +144,7 @@ let package = Package(
         // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CImagoKernels", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl"],
+            dependencies: ["Imago", "CImagoKernels", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CZlib", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.

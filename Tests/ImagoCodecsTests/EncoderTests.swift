@@ -53,6 +53,80 @@ import Testing
         }
     }
 
+    /// The colour type in a PNG's `IHDR`.
+    private func colorType(_ png: Data) -> UInt8 { png[png.startIndex + 25] }
+
+    /// Whether a PNG has a chunk of `type`.
+    private func hasChunk(_ png: Data, _ type: String) -> Bool {
+        let bytes = Array(png)
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            if String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self) == type { return true }
+            offset += 12 + length
+        }
+        return false
+    }
+
+    /// An image of `colors` colours (RGB, or RGBA with every fourth colour
+    /// translucent), in runs and noise, `width` wide with rows padded.
+    private func fewColors(_ colors: Int, format: PixelFormat, width: Int = 301, height: Int = 67) -> Image {
+        var generator = SeededGenerator(seed: 7)
+        let channels = format.bytesPerPixel, stride = width * channels + 5
+        var pixels = [UInt8](repeating: 0, count: stride * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let color = (x / 9 + y / 5) % 3 == 0 ? Int(generator.next() % UInt64(colors)) : (x / 13 + y) % colors
+                let base = y * stride + x * channels
+                pixels[base] = UInt8(color % 256)
+                pixels[base + 1] = UInt8((color * 7) % 256)
+                pixels[base + 2] = UInt8(color / 256 * 40)
+                if channels == 4 { pixels[base + 3] = color % 4 == 0 ? UInt8(color % 200) : 255 }
+            }
+        }
+        return Image(width: width, height: height, pixelFormat: format, bytesPerRow: stride, pixels: pixels)
+    }
+
+    /// RGB and RGBA images of at most 256 colours are written indexed (RGBA
+    /// ones with tRNS, even when opaque, so they decode with alpha) and
+    /// decode to the source, at every compression; 257 colours stay RGB.
+    @Test(arguments: PNGEncoder.Compression.allCases)
+    func fewColorsAreWrittenIndexedAndRoundTrip(_ compression: PNGEncoder.Compression) throws {
+        let cases: [(Int, PixelFormat, UInt8)] = [(1, .rgb8, 3), (2, .rgba8, 3), (64, .rgb8, 3), (256, .rgba8, 3),
+                                                  (256, .rgb8, 3), (257, .rgb8, 2), (300, .rgba8, 6)]
+        for (colors, format, expectedType) in cases {
+            let image = fewColors(colors, format: format)
+            let data = try ImageEncoders.png(compression: compression).encode(image)
+            #expect(colorType(data) == expectedType, "\(colors) \(format)")
+            #expect(hasChunk(data, "tRNS") == (expectedType == 3 && format == .rgba8), "\(colors) \(format)")
+            let decoded = try ImageDecoders.png(functions: .png, colorConversion: nil).decode(data)
+            #expect(decoded.pixelFormat == format, "\(colors) \(format)")
+            #expect(decoded == image.converted(to: format), "\(colors) \(format)")
+        }
+        // Opaque RGBA of few colours keeps its alpha channel.
+        let opaque = TestImages.solid(width: 40, height: 40, red: 9, green: 8, blue: 7).converted(to: .rgba8)
+        let decoded = try ImageDecoders.png().decode(try ImageEncoders.png(compression: compression).encode(opaque))
+        #expect(decoded.pixelFormat == .rgba8 && decoded == opaque)
+    }
+
+    /// Images large enough for the default's sampled choice of compressor
+    /// (noise, which run-length deflate wins, and repeated text-like
+    /// strings, which libdeflate wins) decode to the source.
+    @Test func largeImagesRoundTripAtEveryCompression() throws {
+        var generator = SeededGenerator(seed: 11)
+        let (width, height) = (611, 211)
+        let noise = (0..<(width * height * 3)).map { index in UInt8(truncatingIfNeeded: (index / 3 % width) + Int(generator.next() % 9)) }
+        let pattern = (0..<(width * height * 3)).map { index in UInt8(truncatingIfNeeded: (index * 31 / 7) % 251 ^ (index / 5000)) }
+        for pixels in [noise, pattern] {
+            let image = Image(width: width, height: height, pixelFormat: .rgb8, bytesPerRow: width * 3, pixels: pixels)
+            for compression in PNGEncoder.Compression.allCases {
+                let data = try ImageEncoders.png(compression: compression).encode(image)
+                #expect(colorType(data) == 2)
+                #expect(try ImageDecoders.png(functions: .png, colorConversion: nil).decode(data) == image, "\(compression)")
+            }
+        }
+    }
+
     @Test(arguments: [false, true])
     func jpegRoundTripIsClose(progressive: Bool) throws {
         let image = TestImages.solid(width: 64, height: 48, red: 200, green: 80, blue: 40)

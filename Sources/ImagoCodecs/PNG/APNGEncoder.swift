@@ -59,7 +59,8 @@ public struct APNGEncoder: AnimationEncoding {
             pixelFormat = format
             // The first frame's pixels, compressed; no profile or other chunk.
             let still = frame.pixelFormat == format ? frame : frame.converted(to: format)
-            let (ihdr, data) = try PNGEncoder.imageData(of: still, compression: compression)
+            let encoded = try PNGEncoder.imageData(of: still, compression: compression, allowsPalette: false)
+            let (ihdr, data) = (encoded.header, encoded.data)
             if frameCount == 0 { header = ihdr }
             // fcTL: the frame over the whole canvas, its delay in milliseconds, no disposal, no blending.
             let milliseconds = UInt16(clamping: max(1, Int((duration * 1000).rounded())))

@@ -1,5 +1,6 @@
 import CDeflate
 import CISAL
+import CZlib
 import CImagoKernels
 import Foundation
 import Imago
@@ -7,13 +8,14 @@ import Imago
 /// Encodes the first frame of an image as PNG.
 ///
 /// Every ``PixelFormat`` maps to a PNG colour type directly (RGBA, RGB,
-/// gray with alpha, gray), 8 bits per sample. An image's
-/// ``Image/colorProfile`` is embedded (`iCCP`).
+/// gray with alpha, gray), 8 bits per sample, except an RGB or RGBA image
+/// of at most 256 colours, which is written indexed (a palette, and `tRNS`
+/// for RGBA): the same pixels decoded, a third or a quarter of the bytes to
+/// compress. An image's ``Image/colorProfile`` is embedded (`iCCP`).
 ///
 /// Each row gets the filter whose output has the smallest sum of absolute
-/// values (as libpng and Pillow choose, in vectorised C), and the rows are
-/// compressed whole by the ``Compression`` chosen: ISA-L's igzip for
-/// ``Compression/fast``, libdeflate for the others.
+/// values (as libpng and Pillow choose; all five filters in one vectorised
+/// pass), and the rows are compressed whole by the ``Compression`` chosen.
 public struct PNGEncoder: ImageEncoding {
     /// How hard to compress: a choice of speed against size.
     public enum Compression: String, Sendable, Hashable, CaseIterable {
@@ -21,13 +23,19 @@ public struct PNGEncoder: ImageEncoding {
         /// files a few percent larger on photos and up to twice as large on
         /// flat graphics.
         case fast
-        /// libdeflate at level 6: files about the size of zlib's level 9
-        /// at a third of zlib level 6's time.
+        /// zlib's run-length deflate (`Z_RLE`), unless libdeflate at level 6
+        /// makes a sixteenth of the rows, in eight bands, over 2% smaller:
+        /// run-length on photos (filtered photos are noise around zero, where
+        /// short matches cost more than they save: files about the size of
+        /// Pillow's, in half of libdeflate 6's time), libdeflate on
+        /// screenshots, text and gradients (a repeated string is a match). At
+        /// least as fast as pyvips' default (which writes no filters, files
+        /// 1.5 to 3 times larger); `Benchmarks/png.md` has the numbers.
         case `default`
-        /// The smaller of libdeflate's levels 9 and 6: files up to a few
-        /// percent smaller than `default`'s, never larger, in 1.3 to 3 times
-        /// its time (libdeflate's levels 10 to 12 cost up to 60 times on
-        /// screenshots for 1 or 2 percent more).
+        /// The smallest of `default`'s choice, libdeflate's level 9 and
+        /// zlib's level 9 with `Z_FILTERED` (as libpng and Pillow compress
+        /// filtered rows): never larger than `default`, a few percent smaller
+        /// on photos and flat graphics, in several times its time.
         case best
     }
 
@@ -46,16 +54,21 @@ public struct PNGEncoder: ImageEncoding {
     public var format: ImageFormat { .png }
 
     public func encode(_ image: Image) throws -> Data {
-        let (header, compressed) = try Self.imageData(of: image, compression: compression)
+        let encoded = try Self.imageData(of: image, compression: compression, allowsPalette: true)
+        let compressed = encoded.data
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png.reserveCapacity(compressed.count + compressed.count / (1 << 20) * 12 + (image.colorProfile?.data.count ?? 0) + 128)
-        APNG.append(chunk: Array("IHDR".utf8), header, to: &png)
+        png.reserveCapacity(compressed.count + compressed.count / (1 << 20) * 12 + (image.colorProfile?.data.count ?? 0) + 1200)
+        APNG.append(chunk: Array("IHDR".utf8), encoded.header, to: &png)
         if let profile = image.colorProfile {
             // The name, a zero, compression method 0, the zlib-compressed profile.
-            let body = Array("ICC profile".utf8) + [0, 0] + (try Self.zlib(Array(profile.data), compression: .default))
+            let body = Array("ICC profile".utf8) + [0, 0] + (try Self.deflate(Array(profile.data), level: 6))
             APNG.append(chunk: Array("iCCP".utf8), body, to: &png)
         } else if embedsSRGBProfile {
             APNG.append(chunk: Array("sRGB".utf8), [0], to: &png)   // perceptual intent
+        }
+        if let palette = encoded.palette {
+            APNG.append(chunk: Array("PLTE".utf8), palette.colors, to: &png)
+            if !palette.alphas.isEmpty { APNG.append(chunk: Array("tRNS".utf8), palette.alphas, to: &png) }
         }
         // IDAT chunks of at most 1 MiB, so no chunk approaches PNG's 2^31 - 1 limit.
         var offset = 0
@@ -68,58 +81,166 @@ public struct PNGEncoder: ImageEncoding {
         return Data(png)
     }
 
-    /// The `IHDR` chunk's body and the image data (the filtered rows of the
-    /// first frame as one zlib stream) of `image`: what a PNG's `IDAT`
-    /// chunks, or an APNG frame's, hold.
-    static func imageData(of image: Image, compression: Compression) throws -> (header: [UInt8], data: [UInt8]) {
+    /// An image's pixels as PNG writes them: the `IHDR` chunk's body, the
+    /// palette of an indexed image (`PLTE`'s body, and `tRNS`'s, empty when
+    /// every entry is opaque), and the image data (the filtered rows as one
+    /// zlib stream), what a PNG's `IDAT` chunks, or an APNG frame's, hold.
+    struct EncodedImageData {
+        var header: [UInt8]
+        var palette: (colors: [UInt8], alphas: [UInt8])?
+        var data: [UInt8]
+    }
+
+    /// The first frame of `image` as PNG image data. With `allowsPalette`,
+    /// an RGB or RGBA image of at most 256 colours is written as indexed
+    /// colour (colour type 3): a third or a quarter of the bytes to filter
+    /// and compress, the same pixels decoded (RGBA ones keep a `tRNS`
+    /// chunk, so they decode with alpha). APNG frames, which share one
+    /// header, pass `false`.
+    static func imageData(of image: Image, compression: Compression, allowsPalette: Bool) throws -> EncodedImageData {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max), image.width > 0, image.height > 0 else {
             throw ImageEncodingError(.unsupportedImage, format: .png, message: "\(image.width)x\(image.height) is not a PNG size")
         }
-        let colorType: UInt8 = switch image.pixelFormat {
+        var colorType: UInt8 = switch image.pixelFormat {
         case .rgba8: 6
         case .rgb8: 2
         case .grayAlpha8: 4
         case .gray8: 0
         }
         let bytesPerPixel = image.pixelFormat.bytesPerPixel
-        let rowBytes = image.width * bytesPerPixel
-        let (filteredCount, overflow) = (rowBytes + 1).multipliedReportingOverflow(by: image.height)
-        guard !overflow, filteredCount < Int.max / 2 else {
+        let (pixelCount, pixelOverflow) = image.width.multipliedReportingOverflow(by: image.height)
+        let (filteredCount, overflow) = (image.width * bytesPerPixel + 1).multipliedReportingOverflow(by: image.height)
+        guard !overflow, !pixelOverflow, filteredCount < Int.max / 2 else {
             throw ImageEncodingError(.unsupportedImage, format: .png, message: "the image is too large for PNG")
         }
-        // Filtered straight from the first frame's rows (any row padding
-        // skipped), into memory that is written before it is read.
+        let pixels = image.pixels
+        // An image of few colours as palette indices, one byte a pixel; nil
+        // for any other, which a photo shows within its first few hundred pixels.
+        var palette: (colors: [UInt8], alphas: [UInt8])?
+        var indices: [UInt8] = []
+        if allowsPalette, bytesPerPixel >= 3 {
+            var entries = [UInt8](repeating: 0, count: 1024)
+            var count: Int32 = -1
+            indices = [UInt8](unsafeUninitializedCapacity: pixelCount) { buffer, initialized in
+                count = pixels.withUnsafeBufferPointer { source in
+                    imago_png_palette(source.baseAddress, image.bytesPerRow, image.width, image.height, bytesPerPixel,
+                                      buffer.baseAddress, &entries)
+                }
+                initialized = count > 0 ? pixelCount : 0
+            }
+            if count > 0 {
+                let used = Int(count)
+                var colors: [UInt8] = []
+                colors.reserveCapacity(3 * used)
+                for entry in 0..<used { colors += entries[(4 * entry)..<(4 * entry + 3)] }
+                // The entries below full alpha come first; an RGBA image lists
+                // at least one, so it decodes with alpha as it was.
+                let translucent = (0..<used).prefix { entries[4 * $0 + 3] != 255 }.count
+                let alphaCount = bytesPerPixel == 4 ? max(translucent, 1) : 0
+                palette = (colors, (0..<alphaCount).map { entries[4 * $0 + 3] })
+                colorType = 3
+            } else {
+                indices = []
+            }
+        }
+        let rowBytes = palette == nil ? image.width * bytesPerPixel : image.width
+        let filterBytesPerPixel = palette == nil ? bytesPerPixel : 1
+        let filteredSize = (rowBytes + 1) * image.height
+        // Filtered straight from the rows (any row padding skipped), into
+        // memory that is written before it is read.
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 5 * rowBytes)
         defer { scratch.deallocate() }
-        let pixels = image.pixels
-        let filtered = [UInt8](unsafeUninitializedCapacity: filteredCount) { buffer, count in
-            pixels.withUnsafeBufferPointer { source in
-                imago_png_filter_rows(source.baseAddress, image.bytesPerRow, rowBytes, image.height, bytesPerPixel,
-                                      buffer.baseAddress, scratch)
+        let filtered = [UInt8](unsafeUninitializedCapacity: filteredSize) { buffer, count in
+            if palette != nil {
+                indices.withUnsafeBufferPointer { source in
+                    imago_png_filter_rows(source.baseAddress, rowBytes, rowBytes, image.height, 1, buffer.baseAddress, scratch)
+                }
+            } else {
+                pixels.withUnsafeBufferPointer { source in
+                    imago_png_filter_rows(source.baseAddress, image.bytesPerRow, rowBytes, image.height, filterBytesPerPixel,
+                                          buffer.baseAddress, scratch)
+                }
             }
-            count = filteredCount
+            count = filteredSize
         }
         let header = bigEndian(UInt32(image.width)) + bigEndian(UInt32(image.height)) + [8, colorType, 0, 0, 0]
-        return (header, try zlib(filtered, compression: compression))
+        return EncodedImageData(header: header, palette: palette,
+                                data: try zlib(filtered, rowLength: rowBytes + 1, compression: compression))
     }
 
-    /// `input` as a zlib stream, compressed as `compression` says.
-    static func zlib(_ input: [UInt8], compression: Compression) throws -> [UInt8] {
+    /// Filtered rows of `rowLength` bytes as a zlib stream, compressed as
+    /// `compression` says.
+    static func zlib(_ input: [UInt8], rowLength: Int, compression: Compression) throws -> [UInt8] {
         switch compression {
         case .fast:
             return try isal(input)
-        case .best:
-            // libdeflate's level 9 searches harder, yet loses to level 6 on
-            // some flat graphics: the smaller of the two.
-            let (harder, lazier) = (try deflate(input, level: 9), try deflate(input, level: 6))
-            return harder.count <= lazier.count ? harder : lazier
         case .default:
-            return try deflate(input, level: 6)
+            return try runLengthWins(input, rowLength: rowLength) ? try zlibRunLength(input) : try deflate(input, level: 6)
+        case .best:
+            // The smallest of default's choice, libdeflate's level 9 and
+            // zlib's level 9 for filtered data (the choice of libpng and
+            // Pillow, short matches left as literals).
+            var smallest = try zlib(input, rowLength: rowLength, compression: .default)
+            for candidate in [try deflate(input, level: 9), try zlibFiltered(input)] where candidate.count < smallest.count {
+                smallest = candidate
+            }
+            return smallest
         }
     }
 
+    /// Whether zlib's run-length deflate (Z_RLE: runs of a byte, no other
+    /// matches) makes `input` at most 2% larger than libdeflate's level 6, as
+    /// compressing eight bands of rows evenly spread through it says, a
+    /// sixteenth of it (all of it when it is under 256 KiB). Filtered photos
+    /// are mostly noise around zero, where libdeflate's short matches cost
+    /// more than they save and take twice the time; screenshots, text and
+    /// gradients repeat longer strings, which only libdeflate finds.
+    static func runLengthWins(_ input: [UInt8], rowLength: Int) throws -> Bool {
+        let sample: [UInt8]
+        if input.count < 256 << 10 {
+            sample = input
+        } else {
+            let rows = input.count / rowLength, bands = 8
+            let bandRows = max(1, min(rows / bands, (input.count / 16 / bands + rowLength - 1) / rowLength))
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(bands * bandRows * rowLength)
+            for band in 0..<bands {
+                let first = (rows - bandRows) * band / (bands - 1)
+                bytes += input[(first * rowLength)..<((first + bandRows) * rowLength)]
+            }
+            sample = bytes
+        }
+        // Up to 2% larger: half the time is worth that much (photo-12mp:
+        // 0.5% larger, 350 instead of 700 ms); text is several times larger.
+        return try zlibRunLength(sample).count * 50 <= (try deflate(sample, level: 6)).count * 51
+    }
+
+    /// `input` as a zlib stream by zlib at level 6 with Z_RLE.
+    static func zlibRunLength(_ input: [UInt8]) throws -> [UInt8] {
+        try zlibStream(input, level: 6, strategy: Z_RLE)
+    }
+
+    /// `input` as a zlib stream by zlib at level 9 with Z_FILTERED.
+    static func zlibFiltered(_ input: [UInt8]) throws -> [UInt8] {
+        try zlibStream(input, level: 9, strategy: Z_FILTERED)
+    }
+
+    /// `input` as a zlib stream by zlib in one call.
+    private static func zlibStream(_ input: [UInt8], level: Int32, strategy: Int32) throws -> [UInt8] {
+        let bound = imago_zlib_bound(input.count)
+        let output = [UInt8](unsafeUninitializedCapacity: bound) { destination, count in
+            count = input.withUnsafeBufferPointer { source in
+                imago_zlib_compress(source.baseAddress, source.count, destination.baseAddress, destination.count, level, strategy)
+            }
+        }
+        guard !output.isEmpty else {
+            throw ImageEncodingError(.encodingFailed, format: .png, message: "zlib could not compress the image")
+        }
+        return output
+    }
+
     /// `input` as a zlib stream by libdeflate at `level`.
-    private static func deflate(_ input: [UInt8], level: Int32) throws -> [UInt8] {
+    static func deflate(_ input: [UInt8], level: Int32) throws -> [UInt8] {
         guard let compressor = libdeflate_alloc_compressor(level) else {
             throw ImageEncodingError(.encodingFailed, format: .png, message: "libdeflate could not allocate a compressor")
         }
