@@ -70,6 +70,27 @@ import Testing
         }
     }
 
+    /// Frames that cover the whole canvas with opaque pixels are drawn on a
+    /// new buffer instead of a copy of the last one: each frame handed out
+    /// keeps its own pixels, whatever the disposals and interlacing.
+    @Test func opaqueFramesOverTheWholeCanvasKeepEveryFrameIntact() throws {
+        var generator = SeededGenerator(seed: 0xF0)
+        let colors = Self.colors(16)
+        var frames: [GIFBuilder.Frame] = []
+        for index in 0..<5 {
+            var frame = GIFBuilder.Frame(width: 23, height: 17, indices: Self.indices(23 * 17, colorCount: 16, runs: index % 2 == 0, generator: &generator),
+                                         interlaced: index == 3)
+            frame.control?.disposal = [0, 2, 3, 1, 0][index]
+            frames.append(frame)
+        }
+        let data = GIFBuilder(width: 23, height: 17, globalColors: colors, frames: frames).data
+        let expected = frames.map { frame in frame.indices.flatMap { colors[Int($0)].rgba } }
+        for decoder in [fast, reference] {
+            #expect(try decoder.decode(data).frames.map(\.pixels) == expected)
+            #expect(try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 4)).pixels == expected[4])
+        }
+    }
+
     @Test func fixtureFilesDecodeAsGiflibDecodesThem() throws {
         let directory = Fixtures.url("tolerance")
         let tolerance = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".gif") }.map { "tolerance/\($0)" }
