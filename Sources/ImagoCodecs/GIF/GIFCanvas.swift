@@ -22,9 +22,6 @@ struct GIFCanvas {
     private var saved: [UInt8] = []
     /// The last frame drawn, whose disposal is still to be applied.
     private var previous: GIFFrameHeader?
-    /// Whether ``pixels`` may be shared with a frame handed out by
-    /// ``snapshot()``, so that changing it would first copy it.
-    private var isShared = false
 
     /// Creates a transparent canvas; the caller has checked the size.
     init(width: Int, height: Int) {
@@ -32,14 +29,6 @@ struct GIFCanvas {
         self.height = height
         pixels = [UInt8](repeating: 0, count: width * height * 4)
         row = [UInt8](repeating: 0, count: width)
-    }
-
-    /// The canvas as it is now, to hand out as a frame. A next frame that
-    /// covers the whole canvas with opaque pixels is then drawn on a new
-    /// buffer, instead of a copy of this one that it would overwrite.
-    mutating func snapshot() -> [UInt8] {
-        isShared = true
-        return pixels
     }
 
     /// The part of a frame's rectangle inside the canvas (empty when none is).
@@ -99,15 +88,11 @@ struct GIFCanvas {
         let keepsTransparent: Int32 = frame.transparentIndex.map { (0..<256).contains($0) } == true ? 1 : 0
         let (width, height, frameWidth, left, top) = (width, self.height, frame.width, frame.left, frame.top)
         let visibleWidth = visible(frame).width
-        // The row buffer is taken out of `self` while the canvas is drawn, and put back after.
-        var rowBuffer: [UInt8] = []
-        swap(&rowBuffer, &row)
-        defer { swap(&rowBuffer, &row) }
-        if rowBuffer.count < frameWidth { rowBuffer = [UInt8](repeating: 0, count: frameWidth) }
-        func drawRows(_ canvasBase: UnsafeMutablePointer<UInt8>) throws {
-            try rowBuffer.withUnsafeMutableBufferPointer { buffer in
+        if row.count < frameWidth { row = [UInt8](repeating: 0, count: frameWidth) }
+        try pixels.withUnsafeMutableBufferPointer { canvas in
+            try row.withUnsafeMutableBufferPointer { buffer in
                 try palette.withUnsafeBufferPointer { palette in
-                    guard let rowBase = buffer.baseAddress, let paletteBase = palette.baseAddress else { return }
+                    guard let canvasBase = canvas.baseAddress, let rowBase = buffer.baseAddress, let paletteBase = palette.baseAddress else { return }
                     var storedRow = 0
                     try Self.forEachRow(height: frame.height, interlaced: frame.isInterlaced) { y in
                         let indices = try indicesOfRow(storedRow, rowBase, frameWidth)
@@ -119,23 +104,6 @@ struct GIFCanvas {
                 }
             }
         }
-        // Every row of the canvas is drawn, every pixel opaque: nothing of the canvas shows through, so a
-        // canvas shared with a frame handed out is not copied first (should a row fail, the old one is kept).
-        let coversCanvas = width > 0 && height > 0 && left == 0 && top == 0 && frameWidth >= width && frame.height >= height
-            && keepsTransparent == 0
-        if isShared && coversCanvas {
-            let count = pixels.count
-            pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                try drawRows(buffer.baseAddress!)
-                initialized = count
-            }
-        } else {
-            try pixels.withUnsafeMutableBufferPointer { canvas in
-                guard let canvasBase = canvas.baseAddress else { return }
-                try drawRows(canvasBase)
-            }
-        }
-        isShared = false
     }
 
     /// The colours of a frame as 256 RGBA words in memory order: entries past

@@ -182,7 +182,7 @@ public struct GIFState: Sendable {
                     if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
                 }
                 let keepsGoing = try emit(frame.index) {
-                    let pixels = plan.map { $0.resample(canvas.pixels, bytesPerRow: width * 4) } ?? canvas.snapshot()
+                    let pixels = plan.map { $0.resample(canvas.pixels, bytesPerRow: width * 4) } ?? canvas.pixels
                     return ImageFrame(pixels: pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil)
                 }
                 return keepsGoing && frame.index < last
