@@ -41,7 +41,7 @@ static inline uint64_t load64(const uint8_t *bytes) {
 
 ptrdiff_t imago_gif_lzw_decode(const uint8_t *data, size_t size, unsigned codeSize,
                                uint8_t *output, size_t count, size_t capacity) {
-    if (codeSize < 2 || codeSize > 8 || capacity < IMAGO_GIF_LZW_SLACK || count > capacity - IMAGO_GIF_LZW_SLACK
+    if (count == 0 || codeSize < 2 || codeSize > 8 || capacity < IMAGO_GIF_LZW_SLACK || count > capacity - IMAGO_GIF_LZW_SLACK
         || count > UINT32_MAX - 2 * IMAGO_GIF_LZW_SLACK) return -1;
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
     return -1;

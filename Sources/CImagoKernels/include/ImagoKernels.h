@@ -45,7 +45,7 @@ void imago_png_filter_rows(const uint8_t *pixels, size_t stride, size_t rowBytes
 /// Returns the bytes of `data` the raster takes, through its empty
 /// sub-block, or -1 when the frame is not one this decoder takes: damaged
 /// data (a code not yet defined, an early end code, an empty or cut
-/// sub-block), a code size outside 2...8, or a `count` near 2^32 or larger.
+/// sub-block), a code size outside 2...8, or a `count` of 0 or near 2^32 or larger.
 /// Then the caller lets giflib decode the frame, which decides the outcome.
 /// It never reads `data` past `size` nor writes `output` past `capacity`.
 ptrdiff_t imago_gif_lzw_decode(const uint8_t *data, size_t size, unsigned codeSize,
