@@ -27,10 +27,59 @@ import Testing
     @Test func theFastPathDecodesTheFixturesItself() throws {
         let data = try Fixtures.data("apng/blend-over.png")
         let animation = try #require(APNG(reading: data))
-        #expect(APNGFastFrame.accepts(header: animation.header))
+        let fastFrame = try #require(APNGFastFrame(header: animation.header, paletteChunks: animation.paletteChunks))
         var canvas = [UInt8](repeating: 7, count: 64 * 48 * 4)
         let frame = animation.frames[1]
-        #expect(APNGFastFrame().draw(frame, from: data, on: &canvas, canvasWidth: 64, blend: frame.blend))
+        #expect(fastFrame.draw(frame, from: data, on: &canvas, canvasWidth: 64, blend: frame.blend))
+    }
+
+    /// An RGB APNG (as APNGEncoder writes RGB frames): opaque RGBA canvases,
+    /// the fast path's own, as libspng gives them; with damaged frame data too.
+    @Test func rgbFramesDecodeAsLibspngDecodesThem() throws {
+        let frames = (0..<3).map { PNGThumbnailTests.noise(width: 37 + $0, height: 23, format: .rgb8).resized(width: 37, height: 23) }
+        let writer = try APNGEncoder().makeWriter(width: 37, height: 23, loopCount: 0)
+        for frame in frames { try writer.add(frame, duration: 0.1) }
+        let data = try writer.finish()
+        let animation = try #require(APNG(reading: data))
+        let decoded = try fast.decode(data)
+        var expected: [[UInt8]] = []
+        for frame in frames {
+            var rgba: [UInt8] = []
+            for start in stride(from: 0, to: frame.pixels.count, by: 3) {
+                rgba += frame.pixels[start..<start + 3]
+                rgba.append(255)
+            }
+            expected.append(rgba)
+        }
+        #expect(decoded.frames.map(\.pixels) == expected)
+        // The fast path decodes them itself.
+        let fastFrame = try #require(APNGFastFrame(header: animation.header, paletteChunks: animation.paletteChunks))
+        var canvas = [UInt8](repeating: 0, count: 37 * 23 * 4)
+        #expect(fastFrame.draw(animation.frames[2], from: data, on: &canvas, canvasWidth: 37, blend: 1))
+        #expect(canvas == expected[2])
+        #expect(outcome(fast, data) == outcome(reference, data))
+        let original = [UInt8](data)
+        let chunks = Self.imageDataChunks(original)
+        var generator = SeededGenerator(seed: 0x2B)
+        for round in 0..<200 {
+            var bytes = original
+            let chunk = chunks[round % chunks.count]
+            bytes[Int.random(in: chunk.payload, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            Self.fixCRC(&bytes, chunk: chunk.start)
+            #expect(outcome(fast, Data(bytes)) == outcome(reference, Data(bytes)), "round \(round)")
+        }
+    }
+
+    /// RGB with a `tRNS` colour key, palettes, grey and 16-bit samples go to libspng.
+    @Test func otherFormatsAreLeftToLibspng() {
+        let header = { (depth: UInt8, type: UInt8) in [0, 0, 0, 8, 0, 0, 0, 8, depth, type, 0, 0, 0] as [UInt8] }
+        let transparency: [UInt8] = [0, 0, 0, 6] + Array("tRNS".utf8) + [0, 1, 0, 2, 0, 3] + [0, 0, 0, 0]
+        #expect(APNGFastFrame(header: header(8, 6), paletteChunks: []) != nil)
+        #expect(APNGFastFrame(header: header(8, 2), paletteChunks: []) != nil)
+        #expect(APNGFastFrame(header: header(8, 2), paletteChunks: transparency) == nil)
+        #expect(APNGFastFrame(header: header(8, 3), paletteChunks: []) == nil)
+        #expect(APNGFastFrame(header: header(8, 0), paletteChunks: []) == nil)
+        #expect(APNGFastFrame(header: header(16, 6), paletteChunks: []) == nil)
     }
 
     /// Damage inside the frames' compressed data, with each chunk's CRC made

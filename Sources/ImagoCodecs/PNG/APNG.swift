@@ -6,8 +6,9 @@ import Imago
 /// An animated PNG's structure, read from its chunks (libspng does not
 /// know APNG), and the compositing of its frames.
 ///
-/// An 8-bit RGBA frame is decoded by ``APNGFastFrame`` (igzip's inflate
-/// and Imago's unfiltering, straight into the canvas when it replaces it).
+/// An 8-bit RGBA frame, or 8-bit RGB without `tRNS`, is decoded by
+/// ``APNGFastFrame`` (igzip's inflate and Imago's unfiltering, straight
+/// into the canvas when an RGBA frame replaces it).
 /// Any other frame, and any the fast path declines, is decoded by libspng
 /// from a small PNG made of the file's
 /// `IHDR` (with the frame's size), `PLTE` and `tRNS` chunks and the frame's
@@ -138,7 +139,7 @@ extension APNG {
     /// Decodes and composites every frame up to `last`, returning the
     /// composited canvases of `wanted` (every frame when `nil`).
     ///
-    /// With `fastPath`, 8-bit RGBA frames are decoded by ``APNGFastFrame``
+    /// With `fastPath`, 8-bit RGBA and RGB frames are decoded by ``APNGFastFrame``
     /// (libspng decodes those it declines, and the others).
     func decode(_ data: Data, width: Int, height: Int, through last: Int, keeping wanted: Int?, fastPath: Bool = true) throws -> Image {
         var output: [ImageFrame] = []
@@ -164,7 +165,7 @@ extension APNG {
                            _ emit: (Int, ImageFrame) throws -> Bool) throws {
         let rowBytes = width * 4
         var canvas = [UInt8](repeating: 0, count: rowBytes * height)
-        let fastFrame = fastPath && APNGFastFrame.accepts(header: header) ? APNGFastFrame() : nil
+        let fastFrame = fastPath ? APNGFastFrame(header: header, paletteChunks: paletteChunks) : nil
         for index in 0...last {
             let frame = frames[index]
             // The spec: a first frame disposed to "previous" is disposed to "background".

@@ -1,11 +1,11 @@
 import CImagoKernels
 import Foundation
 
-/// An APNG frame of 8-bit RGBA, not interlaced, decoded without libspng, as
-/// ``PNGFastPath`` decodes a still PNG: ISA-L's igzip inflates the frame's
-/// `IDAT` or `fdAT` payloads where they lie in the file, and
-/// ``PNGUnfilter`` undoes the filters, straight into the canvas when the
-/// frame replaces what is under it.
+/// An APNG frame of 8-bit RGBA, or 8-bit RGB without `tRNS`, not
+/// interlaced, decoded without libspng, as ``PNGFastPath`` decodes a still
+/// PNG: ISA-L's igzip inflates the frame's `IDAT` or `fdAT` payloads where
+/// they lie in the file, and ``PNGUnfilter`` undoes the filters, straight
+/// into the canvas when an RGBA frame replaces what is under it.
 ///
 /// The whole frame is inflated and checked before the canvas is touched:
 /// a stream that is damaged, too short, too long or followed by more
@@ -13,11 +13,23 @@ import Foundation
 /// `false` with the canvas as it was, and libspng decodes the frame and
 /// decides the outcome. So the pixels are always those libspng gives.
 final class APNGFastFrame {
+    /// 4 for RGBA, 3 for RGB (every pixel opaque).
+    private let bytesPerPixel: Int
     /// The frame's filtered rows, reused from frame to frame.
     private var filtered: UnsafeMutablePointer<UInt8>
     private var capacity: Int
 
-    init() {
+    /// A decoder for the frames of the file whose `IHDR` payload is
+    /// `header` and whose `PLTE` and `tRNS` chunks are `paletteChunks`;
+    /// `nil` unless they are 8-bit RGBA, or 8-bit RGB without `tRNS`, not
+    /// interlaced.
+    init?(header: [UInt8], paletteChunks: [UInt8]) {
+        guard header.count == 13, header[8] == 8, header[12] == 0 else { return nil }
+        switch header[9] {
+        case 6: bytesPerPixel = 4
+        case 2 where !Self.hasTransparency(paletteChunks): bytesPerPixel = 3
+        default: return nil
+        }
         capacity = 0
         filtered = .allocate(capacity: 0)
     }
@@ -26,18 +38,26 @@ final class APNGFastFrame {
         filtered.deallocate()
     }
 
-    /// Whether frames of the file whose `IHDR` payload is `header` can be
-    /// decoded here: a bit depth of 8, colour type 6, no interlacing.
-    static func accepts(header: [UInt8]) -> Bool {
-        header.count == 13 && header[8] == 8 && header[9] == 6 && header[12] == 0
+    /// Whether `chunks` (whole chunks, one after another) hold a `tRNS`
+    /// chunk, or cannot be read as chunks.
+    private static func hasTransparency(_ chunks: [UInt8]) -> Bool {
+        var offset = 0
+        while offset + 12 <= chunks.count {
+            let length = Int(chunks[offset]) << 24 | Int(chunks[offset + 1]) << 16 | Int(chunks[offset + 2]) << 8 | Int(chunks[offset + 3])
+            if chunks[offset + 4..<offset + 8].elementsEqual("tRNS".utf8) { return true }
+            offset += 12 + length
+        }
+        return offset != chunks.count
     }
 
     /// Decodes `frame` from `data` and draws it on `canvas` (RGBA8,
     /// `canvasWidth` pixels a row): replacing the pixels under it (`blend`
-    /// 0) or composited over them (`blend` 1). `false`, with the canvas
-    /// untouched, when libspng must decode the frame.
+    /// 0) or composited over them (`blend` 1; an RGB frame is opaque, so
+    /// both replace). `false`, with the canvas untouched, when libspng must
+    /// decode the frame.
     func draw(_ frame: APNG.Frame, from data: Data, on canvas: UnsafeMutablePointer<UInt8>, canvasWidth: Int, blend: UInt8) -> Bool {
-        let rowBytes = frame.width * 4
+        let bytesPerPixel = bytesPerPixel
+        let rowBytes = frame.width * bytesPerPixel
         let (height, count) = (frame.height, frame.height * (rowBytes + 1))
         if capacity < count {
             filtered.deallocate()
@@ -54,19 +74,26 @@ final class APNGFastFrame {
         let origin = canvas + frame.y * canvasRowBytes + frame.x * 4
         for row in 0..<height {
             let source = filtered + row * (rowBytes + 1)
-            if blend == 0 {
+            let target = origin + row * canvasRowBytes
+            if bytesPerPixel == 4 && blend == 0 {
                 // Straight into the canvas; the row above, just written, is the frame's previous row.
-                let destination = origin + row * canvasRowBytes
-                _ = PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination,
-                                         previous: row > 0 ? UnsafePointer(destination - canvasRowBytes) : nil,
+                _ = PNGUnfilter.unfilter(source[0], source: source + 1, destination: target,
+                                         previous: row > 0 ? UnsafePointer(target - canvasRowBytes) : nil,
                                          count: rowBytes, bytesPerPixel: 4)
+                continue
+            }
+            // In place, each row moving up by its filter byte and those above, then drawn.
+            let destination = filtered + row * rowBytes
+            _ = PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination,
+                                     previous: row > 0 ? UnsafePointer(destination - rowBytes) : nil,
+                                     count: rowBytes, bytesPerPixel: bytesPerPixel)
+            if bytesPerPixel == 4 {
+                imago_apng_blend_over_row(destination, target, frame.width)
             } else {
-                // In place, each row moving up by its filter byte and those above, then blended.
-                let destination = filtered + row * rowBytes
-                _ = PNGUnfilter.unfilter(source[0], source: source + 1, destination: destination,
-                                         previous: row > 0 ? UnsafePointer(destination - rowBytes) : nil,
-                                         count: rowBytes, bytesPerPixel: 4)
-                imago_apng_blend_over_row(destination, origin + row * canvasRowBytes, frame.width)
+                for x in 0..<frame.width {
+                    (target + 4 * x).update(from: destination + 3 * x, count: 3)
+                    target[4 * x + 3] = 255
+                }
             }
         }
         return true

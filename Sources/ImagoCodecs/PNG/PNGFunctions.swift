@@ -41,8 +41,8 @@ extension CodecFunctions where State == PNGState {
     /// 8-bit RGB and RGBA images take a faster path (`PNGFastPath`):
     /// ISA-L's igzip inflates the image data straight from its chunks and
     /// Imago undoes the row filters itself. Whenever that path cannot decode a file exactly
-    /// as libspng would, libspng decodes it. The 8-bit RGBA frames of an
-    /// APNG take the same path (`APNGFastFrame`).
+    /// as libspng would, libspng decodes it. The 8-bit RGBA and RGB frames
+    /// of an APNG take the same path (`APNGFastFrame`).
     public static var png: CodecFunctions<PNGState> { png(fastPath: true) }
 
     /// The PNG table, with or without ``PNGFastPath`` (tests compare the two).
