@@ -88,9 +88,11 @@ private struct MemoryReader {
 ///
 /// It uses giflib's record-level API: ``walk(stoppingOnTruncation:_:)``
 /// reads the records in order and hands each image descriptor to a closure
-/// that must consume the frame's raster, by ``skipRaster()`` or by reading
-/// every row with ``readRow(into:count:)``. A frame whose LZW code size is
-/// 9...11, which giflib refuses, is decoded by ``GIFWideLZW`` instead.
+/// that must consume the frame's raster, by ``skipRaster()``, by
+/// ``decodeRaster(into:count:)`` (Imago's LZW decoder, when it takes the
+/// frame) or by reading every row with ``readRow(into:count:)``. A frame
+/// whose LZW code size is 9...11, which giflib refuses, is decoded by
+/// ``GIFWideLZW`` instead.
 struct GIFFile: ~Copyable {
     private let handle: UnsafeMutablePointer<GifFileType>
     /// The decoder of the current frame when giflib cannot decode it.
