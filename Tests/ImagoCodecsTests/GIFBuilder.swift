@@ -48,6 +48,8 @@ struct GIFBuilder {
     var loopCount: Int?
     var frames: [Frame] = []
     var trailer = true
+    /// Clear the LZW table when it fills (otherwise keep it: a deferred clear).
+    var clearsWhenFull = true
 
     /// The encoded file.
     var data: Data {
@@ -77,7 +79,7 @@ struct GIFBuilder {
             let rows = frame.interlaced ? Self.interlacedOrder(height: frame.height) : Array(0..<frame.height)
             let stored = rows.flatMap { frame.indices[$0 * frame.width..<($0 + 1) * frame.width] }
             out.append(UInt8(minimumCodeSize))
-            out += Self.subBlocks(Self.lzw(stored, minimumCodeSize: minimumCodeSize))
+            out += Self.subBlocks(Self.lzw(stored, minimumCodeSize: minimumCodeSize, clearsWhenFull: clearsWhenFull))
         }
         if trailer { out.append(0x3B) }
         return Data(out)
@@ -117,8 +119,10 @@ struct GIFBuilder {
     }
 
     /// GIF's variable-width LZW, least significant bit first, with a clear
-    /// code first and whenever the 4096-entry table fills.
-    static func lzw(_ indices: [UInt8], minimumCodeSize: Int) -> [UInt8] {
+    /// code first and whenever the 4096-entry table fills; with
+    /// `clearsWhenFull` false, a full table is kept and used as it is (a
+    /// "deferred clear", which some encoders write) until the end.
+    static func lzw(_ indices: [UInt8], minimumCodeSize: Int, clearsWhenFull: Bool = true) -> [UInt8] {
         let clear = 1 << minimumCodeSize
         let end = clear + 1
         var codeSize = minimumCodeSize + 1
@@ -153,9 +157,11 @@ struct GIFBuilder {
                 continue
             }
             emit(current)
-            table[current << 8 | index] = next
-            advance()
-            if next == 4096 {
+            if next < 4096 {
+                table[current << 8 | index] = next
+                advance()
+            }
+            if next == 4096 && clearsWhenFull {
                 emit(clear)
                 table = [:]
                 next = end + 1
@@ -165,7 +171,7 @@ struct GIFBuilder {
         }
         if let prefix {
             emit(prefix)
-            advance()
+            if next < 4096 { advance() }
         }
         emit(end)
         if bufferedBits > 0 { out.append(UInt8(buffer & 0xFF)) }

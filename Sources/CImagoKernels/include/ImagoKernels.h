@@ -46,4 +46,35 @@ void imago_png_filter_rows(const uint8_t *pixels, size_t stride, size_t rowBytes
 int imago_png_palette(const uint8_t *pixels, size_t stride, size_t width, size_t height, size_t bytesPerPixel,
                       uint8_t *indices, uint8_t *palette);
 
+/// The bytes `imago_gif_lzw_decode`'s output needs past the frame's pixels:
+/// the last code's string may run past them, strings are copied eight bytes
+/// at a time, and the literal codes' strings are kept after them.
+#define IMAGO_GIF_LZW_SLACK 4376   /* 4096 + 16 + 264 */
+
+/// Decodes a GIF frame's raster: `data` starts after the LZW minimum code
+/// size (`codeSize`) and holds the data sub-blocks, `size` bytes at most
+/// (the rest of the file). Writes `count` colour indices to `output`, which
+/// holds `capacity` bytes, at least `count + IMAGO_GIF_LZW_SLACK` (the bytes
+/// after the pixels are scratch). The codes are read as giflib reads them.
+/// Returns the bytes of `data` the raster takes, through its empty
+/// sub-block, or -1 when the frame is not one this decoder takes: damaged
+/// data (a code not yet defined, an early end code, an empty or cut
+/// sub-block), a code size outside 2...8, or a `count` of 0 or near 2^32 or larger.
+/// Then the caller lets giflib decode the frame, which decides the outcome.
+/// It never reads `data` past `size` nor writes `output` past `capacity`.
+ptrdiff_t imago_gif_lzw_decode(const uint8_t *data, size_t size, unsigned codeSize,
+                               uint8_t *output, size_t count, size_t capacity);
+
+/// Draws `count` colour indices through `palette` (256 RGBA words, in
+/// memory order) to `destination` (`4 * count` bytes). With
+/// `keepsTransparent`, a palette word of 0 (the transparent index) leaves
+/// the destination pixel as it was.
+void imago_gif_draw_row(const uint8_t *indices, size_t count, const uint32_t *palette, uint8_t *destination,
+                        int keepsTransparent);
+
+/// APNG's `APNG_BLEND_OP_OVER` for one row of `count` straight-alpha RGBA8
+/// pixels: `source` composited over `destination`, in place, rounded as
+/// Imago's APNG decoder rounds it (see APNGBlend.c).
+void imago_apng_blend_over_row(const uint8_t *source, uint8_t *destination, size_t count);
+
 #endif

@@ -1,4 +1,5 @@
 import CGif
+import CImagoKernels
 
 /// The RGBA8 canvas an animated GIF is drawn on, frame after frame.
 ///
@@ -50,6 +51,28 @@ struct GIFCanvas {
         colors: UnsafeBufferPointer<GifColorType>?,
         readRow: (_ row: UnsafeMutablePointer<UInt8>, _ count: Int) throws -> Void
     ) throws {
+        try draw(frame, colors: colors) { _, buffer, count in
+            try readRow(buffer, count)
+            return UnsafePointer(buffer)
+        }
+    }
+
+    /// Draws one frame whose raster is already decoded: `indices` holds its
+    /// `width * height` colour indices, rows in the order the file stores them.
+    mutating func draw(_ frame: GIFFrameHeader, colors: UnsafeBufferPointer<GifColorType>?, indices: UnsafePointer<UInt8>) {
+        let frameWidth = frame.width
+        // Nothing throws: the rows are in memory.
+        try? draw(frame, colors: colors) { storedRow, _, _ in indices + storedRow * frameWidth }
+    }
+
+    /// Applies the last frame's disposal and draws `frame`, each of its rows
+    /// given by `row` (its index in the file's order, a buffer of the frame's
+    /// width it may fill, that width) as the colour indices to draw.
+    private mutating func draw(
+        _ frame: GIFFrameHeader,
+        colors: UnsafeBufferPointer<GifColorType>?,
+        row indicesOfRow: (_ storedRow: Int, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) throws -> UnsafePointer<UInt8>
+    ) throws {
         if let previous {
             switch previous.disposal {
             case .keep: break
@@ -62,22 +85,21 @@ struct GIFCanvas {
         guard frame.width > 0, frame.height > 0 else { return }
 
         let palette = Self.palette(colors, transparentIndex: frame.transparentIndex)
+        let keepsTransparent: Int32 = frame.transparentIndex.map { (0..<256).contains($0) } == true ? 1 : 0
         let (width, height, frameWidth, left, top) = (width, self.height, frame.width, frame.left, frame.top)
         let visibleWidth = visible(frame).width
         if row.count < frameWidth { row = [UInt8](repeating: 0, count: frameWidth) }
-        try pixels.withUnsafeMutableBytes { canvas in
-            try row.withUnsafeMutableBufferPointer { indices in
+        try pixels.withUnsafeMutableBufferPointer { canvas in
+            try row.withUnsafeMutableBufferPointer { buffer in
                 try palette.withUnsafeBufferPointer { palette in
-                    guard let canvasBase = canvas.baseAddress, let rowBase = indices.baseAddress else { return }
+                    guard let canvasBase = canvas.baseAddress, let rowBase = buffer.baseAddress, let paletteBase = palette.baseAddress else { return }
+                    var storedRow = 0
                     try Self.forEachRow(height: frame.height, interlaced: frame.isInterlaced) { y in
-                        try readRow(rowBase, frameWidth)
-                        guard top + y < height else { return }
-                        let destination = canvasBase + ((top + y) * width + left) * 4
-                        for x in 0..<visibleWidth {
-                            // An index is a byte and the palette has 256 entries.
-                            let color = palette[Int(indices[x])]
-                            if color != 0 { destination.storeBytes(of: color, toByteOffset: x &* 4, as: UInt32.self) }
-                        }
+                        let indices = try indicesOfRow(storedRow, rowBase, frameWidth)
+                        storedRow += 1
+                        guard top + y < height, visibleWidth > 0 else { return }
+                        // An index is a byte and the palette has 256 entries.
+                        imago_gif_draw_row(indices, visibleWidth, paletteBase, canvasBase + ((top + y) * width + left) * 4, keepsTransparent)
                     }
                 }
             }

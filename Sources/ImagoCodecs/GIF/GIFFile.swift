@@ -1,4 +1,5 @@
 import CGif
+import CImagoKernels
 import Foundation
 
 /// The header of one frame: its rectangle on the canvas and the Graphics
@@ -87,9 +88,11 @@ private struct MemoryReader {
 ///
 /// It uses giflib's record-level API: ``walk(stoppingOnTruncation:_:)``
 /// reads the records in order and hands each image descriptor to a closure
-/// that must consume the frame's raster, by ``skipRaster()`` or by reading
-/// every row with ``readRow(into:count:)``. A frame whose LZW code size is
-/// 9...11, which giflib refuses, is decoded by ``GIFWideLZW`` instead.
+/// that must consume the frame's raster, by ``skipRaster()``, by
+/// ``decodeRaster(into:count:)`` (Imago's LZW decoder, when it takes the
+/// frame) or by reading every row with ``readRow(into:count:)``. A frame
+/// whose LZW code size is 9...11, which giflib refuses, is decoded by
+/// ``GIFWideLZW`` instead.
 struct GIFFile: ~Copyable {
     private let handle: UnsafeMutablePointer<GifFileType>
     /// The decoder of the current frame when giflib cannot decode it.
@@ -254,6 +257,27 @@ struct GIFFile: ~Copyable {
         while block != nil {
             try check(DGifGetCodeNext(handle, &block))
         }
+    }
+
+    /// Decodes the current frame's whole raster, `count` colour indices, into
+    /// `indices` (which holds at least `count + IMAGO_GIF_LZW_SLACK` bytes)
+    /// with Imago's LZW decoder, and moves past it. Returns `false`, having
+    /// read nothing, for a raster that decoder does not take (see
+    /// `imago_gif_lzw_decode`: damaged data, an unusual code size): giflib
+    /// then decodes it row by row with ``readRow(into:count:)`` and decides
+    /// the outcome, so the pixels and errors are always giflib's.
+    func decodeRaster(into indices: UnsafeMutableBufferPointer<UInt8>, count: Int) -> Bool {
+        guard wide.decoder == nil, let output = indices.baseAddress else { return false }
+        let reader = reader
+        let offset = reader.pointee.offset
+        // giflib has read the image descriptor and the code size byte, no more.
+        guard let base = reader.pointee.base, offset >= 1, offset <= reader.pointee.count else { return false }
+        let codeSize = base.load(fromByteOffset: offset - 1, as: UInt8.self)
+        let consumed = imago_gif_lzw_decode(base.assumingMemoryBound(to: UInt8.self) + offset, reader.pointee.count - offset,
+                                            UInt32(codeSize), output, count, indices.count)
+        guard consumed >= 0 else { return false }
+        reader.pointee.offset += consumed
+        return true
     }
 
     /// Decodes the next `count` colour indices of the current frame into

@@ -1,4 +1,5 @@
 import CGif
+import CImagoKernels
 import Foundation
 import Imago
 
@@ -42,10 +43,19 @@ extension CodecFunctions where State == GIFState {
     /// size: the memory is one canvas plus the small frames. The pixels are
     /// those of a full decode followed by ``Image/resized(width:height:)``.
     /// Errors are ``CodecError``s from library `"giflib"`.
-    public static var gif: CodecFunctions<GIFState> {
+    ///
+    /// The rasters of frames inside the canvas are decoded by Imago's LZW
+    /// decoder (`imago_gif_lzw_decode`), a whole frame at a time; any frame
+    /// it does not take (damaged data, an unusual code size) is decoded by
+    /// giflib, so the pixels and the errors are giflib's either way.
+    public static var gif: CodecFunctions<GIFState> { gif(fastLZW: true) }
+
+    /// The GIF table, with or without Imago's LZW decoder (tests compare the two).
+    static func gif(fastLZW: Bool) -> CodecFunctions<GIFState> {
         CodecFunctions(
             open: { data, options in
-                let state = try GIFState(data, maximumFrameCount: options.maximumFrameCount)
+                var state = try GIFState(data, maximumFrameCount: options.maximumFrameCount)
+                state.fastLZW = fastLZW
                 return OpenedImage(width: state.width, height: state.height, frameCount: state.frames.count, state: state)
             },
             makeImage: { opened, frameIndex, options in
@@ -71,6 +81,9 @@ public struct GIFState: Sendable {
     let frames: [GIFFrameHeader]
     /// The NETSCAPE2.0 loop count; `nil` when the file has none.
     let loopCount: Int?
+    /// Whether frames inside the canvas are decoded by Imago's LZW decoder
+    /// (giflib still decodes those it declines).
+    var fastLZW = true
 
     /// Walks the records of `data`, skipping every raster.
     ///
@@ -152,14 +165,22 @@ public struct GIFState: Sendable {
         let size = outputSize(thumbnail)
         let plan = thumbnail?.downscalingPlan(width: width, height: height)
         var canvas = GIFCanvas(width: width, height: height)
+        // The colour indices of a whole frame inside the canvas, for Imago's LZW decoder.
+        let indices = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: fastLZW ? width * height + Int(IMAGO_GIF_LZW_SLACK) : 0)
+        defer { indices.deallocate() }
         _ = try GIFFile.withFile(data) { file in
             try file.walk(stoppingOnTruncation: false) { frame in
                 // The same bytes walked the same way in `open`.
                 guard frames.indices.contains(frame.index), frame == frames[frame.index] else {
                     throw CodecError.giflib(D_GIF_ERR_IMAGE_DEFECT, detail: "frame \(frame.index) differs from the opened file")
                 }
-                try canvas.draw(frame, colors: file.colorMap) { row, count in try file.readRow(into: row, count: count) }
-                if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
+                let isInside = frame.width > 0 && frame.height > 0 && frame.left <= width - frame.width && frame.top <= height - frame.height
+                if isInside, fastLZW, file.decodeRaster(into: indices, count: frame.width * frame.height) {
+                    canvas.draw(frame, colors: file.colorMap, indices: indices.baseAddress!)
+                } else {
+                    try canvas.draw(frame, colors: file.colorMap) { row, count in try file.readRow(into: row, count: count) }
+                    if frame.width == 0 || frame.height == 0 { try file.skipRaster() }
+                }
                 let keepsGoing = try emit(frame.index) {
                     let pixels = plan.map { $0.resample(canvas.pixels, bytesPerRow: width * 4) } ?? canvas.pixels
                     return ImageFrame(pixels: pixels, duration: isAnimated ? Self.duration(centiseconds: frame.delay) : nil)

@@ -1,13 +1,18 @@
 import CDeflate
+import CImagoKernels
 import Foundation
 import Imago
 
 /// An animated PNG's structure, read from its chunks (libspng does not
 /// know APNG), and the compositing of its frames.
 ///
-/// Each frame is decoded by libspng from a small PNG made of the file's
+/// An 8-bit RGBA frame, or 8-bit RGB without `tRNS`, is decoded by
+/// ``APNGFastFrame`` (igzip's inflate and Imago's unfiltering, straight
+/// into the canvas when an RGBA frame replaces it).
+/// Any other frame, and any the fast path declines, is decoded by libspng
+/// from a small PNG made of the file's
 /// `IHDR` (with the frame's size), `PLTE` and `tRNS` chunks and the frame's
-/// data (`IDAT`, or `fdAT` without its sequence number), then drawn on an
+/// data (`IDAT`, or `fdAT` without its sequence number). Each is drawn on an
 /// RGBA canvas as the frame's `fcTL` says (APNG 1.0): blended over the
 /// canvas or replacing it, then disposed of (kept, cleared to transparent
 /// black, or restored) before the next frame.
@@ -133,9 +138,12 @@ extension APNG {
 
     /// Decodes and composites every frame up to `last`, returning the
     /// composited canvases of `wanted` (every frame when `nil`).
-    func decode(_ data: Data, width: Int, height: Int, through last: Int, keeping wanted: Int?) throws -> Image {
+    ///
+    /// With `fastPath`, 8-bit RGBA and RGB frames are decoded by ``APNGFastFrame``
+    /// (libspng decodes those it declines, and the others).
+    func decode(_ data: Data, width: Int, height: Int, through last: Int, keeping wanted: Int?, fastPath: Bool = true) throws -> Image {
         var output: [ImageFrame] = []
-        try composite(data, width: width, height: height, through: last) { index, canvas in
+        try composite(data, width: width, height: height, through: last, fastPath: fastPath) { index, canvas in
             if wanted == nil || wanted == index { output.append(canvas) }
             return true
         }
@@ -144,25 +152,31 @@ extension APNG {
 
     /// Decodes and composites frames 0...`last`, handing each to `body` as
     /// a one-frame image until `body` returns `false`: one canvas in memory.
-    func forEachFrame(_ data: Data, width: Int, height: Int, through last: Int, _ body: (Image) throws -> Bool) throws {
-        try composite(data, width: width, height: height, through: last) { _, canvas in
+    func forEachFrame(_ data: Data, width: Int, height: Int, through last: Int, fastPath: Bool = true,
+                      _ body: (Image) throws -> Bool) throws {
+        try composite(data, width: width, height: height, through: last, fastPath: fastPath) { _, canvas in
             try body(Image(width: width, height: height, pixelFormat: .rgba8, frames: [canvas], loopCount: loopCount))
         }
     }
 
     /// Composites frames 0...`last` on one canvas, handing each composited
     /// canvas to `emit` until it returns `false`.
-    private func composite(_ data: Data, width: Int, height: Int, through last: Int,
+    private func composite(_ data: Data, width: Int, height: Int, through last: Int, fastPath: Bool,
                            _ emit: (Int, ImageFrame) throws -> Bool) throws {
         let rowBytes = width * 4
         var canvas = [UInt8](repeating: 0, count: rowBytes * height)
+        let fastFrame = fastPath ? APNGFastFrame(header: header, paletteChunks: paletteChunks) : nil
         for index in 0...last {
             let frame = frames[index]
-            let pixels = try decodeFrame(index, from: data)
             // The spec: a first frame disposed to "previous" is disposed to "background".
             let disposal = index == 0 && frame.disposal == 2 ? 1 : frame.disposal
             let saved = disposal == 2 ? region(of: canvas, rowBytes: rowBytes, frame: frame) : []
-            draw(pixels, on: &canvas, rowBytes: rowBytes, frame: frame, blend: index == 0 ? 0 : frame.blend)
+            let blend = index == 0 ? 0 : frame.blend
+            let drawn = fastFrame?.draw(frame, from: data, on: &canvas, canvasWidth: width, blend: blend) ?? false
+            if !drawn {
+                let pixels = try decodeFrame(index, from: data)
+                draw(pixels, on: &canvas, rowBytes: rowBytes, frame: frame, blend: blend)
+            }
             guard try emit(index, ImageFrame(pixels: canvas, duration: frame.duration)) else { return }
             switch disposal {
             case 1: fill(&canvas, rowBytes: rowBytes, frame: frame, with: nil)
@@ -205,29 +219,22 @@ extension APNG {
     }
 
     /// Draws a frame's RGBA pixels at its place: replacing the canvas
-    /// (`blend` 0) or composited over it (`blend` 1, straight alpha).
+    /// (`blend` 0) or composited over it (`blend` 1, straight alpha; see
+    /// `imago_apng_blend_over_row`).
     private func draw(_ pixels: [UInt8], on canvas: inout [UInt8], rowBytes: Int, frame: Frame, blend: UInt8) {
-        for row in 0..<frame.height {
-            let source = row * frame.width * 4
-            let target = (frame.y + row) * rowBytes + frame.x * 4
-            if blend == 0 {
-                canvas.replaceSubrange(target..<target + frame.width * 4, with: pixels[source..<source + frame.width * 4])
-                continue
-            }
-            for column in 0..<frame.width {
-                let s = source + column * 4, t = target + column * 4
-                let sourceAlpha = Int(pixels[s + 3])
-                if sourceAlpha == 255 {
-                    for channel in 0..<4 { canvas[t + channel] = pixels[s + channel] }
-                } else if sourceAlpha > 0 {
-                    // out = src * a + dst * (1 - a), in straight alpha, rounded.
-                    let destinationAlpha = Int(canvas[t + 3]) * (255 - sourceAlpha)   // scaled by 255
-                    let outAlpha = sourceAlpha * 255 + destinationAlpha                // scaled by 255
-                    for channel in 0..<3 {
-                        let value = Int(pixels[s + channel]) * sourceAlpha * 255 + Int(canvas[t + channel]) * destinationAlpha
-                        canvas[t + channel] = UInt8((value + outAlpha / 2) / outAlpha)
+        let frameRowBytes = frame.width * 4
+        precondition(pixels.count >= frameRowBytes * frame.height && (frame.y + frame.height) * rowBytes <= canvas.count
+                     && frame.x * 4 + frameRowBytes <= rowBytes)
+        pixels.withUnsafeBufferPointer { pixels in
+            canvas.withUnsafeMutableBufferPointer { canvas in
+                for row in 0..<frame.height {
+                    let source = pixels.baseAddress! + row * frameRowBytes
+                    let target = canvas.baseAddress! + (frame.y + row) * rowBytes + frame.x * 4
+                    if blend == 0 {
+                        target.update(from: source, count: frameRowBytes)
+                    } else {
+                        imago_apng_blend_over_row(source, target, frame.width)
                     }
-                    canvas[t + 3] = UInt8((outAlpha + 127) / 255)
                 }
             }
         }

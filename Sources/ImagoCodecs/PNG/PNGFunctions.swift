@@ -41,7 +41,8 @@ extension CodecFunctions where State == PNGState {
     /// 8-bit RGB and RGBA images take a faster path (`PNGFastPath`):
     /// ISA-L's igzip inflates the image data straight from its chunks and
     /// Imago undoes the row filters itself. Whenever that path cannot decode a file exactly
-    /// as libspng would, libspng decodes it.
+    /// as libspng would, libspng decodes it. The 8-bit RGBA and RGB frames
+    /// of an APNG take the same path (`APNGFastFrame`).
     public static var png: CodecFunctions<PNGState> { png(fastPath: true) }
 
     /// The PNG table, with or without ``PNGFastPath`` (tests compare the two).
@@ -60,7 +61,8 @@ extension CodecFunctions where State == PNGState {
                 let orientation = opened.state.orientation
                 if let animation = opened.state.animation {
                     return try animation.decode(opened.state.data, width: opened.width, height: opened.height,
-                                                through: frameIndex ?? opened.frameCount - 1, keeping: frameIndex).applying(orientation)
+                                                through: frameIndex ?? opened.frameCount - 1, keeping: frameIndex,
+                                                fastPath: fastPath).applying(orientation)
                 }
                 let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
                 let image = try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
@@ -72,7 +74,7 @@ extension CodecFunctions where State == PNGState {
             frames: { opened, last, _, body in
                 let orientation = opened.state.orientation
                 guard let animation = opened.state.animation else { return }
-                try animation.forEachFrame(opened.state.data, width: opened.width, height: opened.height, through: last) {
+                try animation.forEachFrame(opened.state.data, width: opened.width, height: opened.height, through: last, fastPath: fastPath) {
                     try body($0.applying(orientation))
                 }
             }
