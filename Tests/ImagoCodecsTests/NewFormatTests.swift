@@ -116,6 +116,18 @@ func corners(_ image: Image) -> [String] {
         try functions.makeImage(try functions.open(data, options), 0, options)
     }
 
+    /// A half-transparent AVIF whose 32x24 thumbnail item has no alpha
+    /// (heif-enc --no-thumb-alpha): its thumbnail comes from the 64x48
+    /// primary image, so it stays transparent.
+    @Test func aThumbnailItemWithoutTheImagesAlphaIsNotUsed() throws {
+        let data = try Fixtures.data("avif/thumbnail-item-without-alpha.avif")
+        let image = try Self.decoded(data, with: .avif, ImageDecodingOptions(thumbnail: Thumbnail(width: 16, height: 16)))
+        #expect((image.width, image.height, image.pixelFormat) == (64, 48, .rgba8))
+        #expect(abs(Int(pixel(of: image, x: 32, y: 4)[3]) - 100) <= 4 && pixel(of: image, x: 32, y: 44)[3] >= 251)
+        let thumbnail = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(width: 16, height: 16)))
+        #expect(thumbnail.width == 16 && pixel(of: thumbnail, x: 8, y: 2)[3] < 128)
+    }
+
     /// An AVIF without a thumbnail item gives its thumbnail from the primary
     /// image; an image sequence's from its first frame (items are not looked for).
     @Test func anAVIFThumbnailWithoutAUsableItemComesFromThePrimaryImage() throws {
