@@ -4,12 +4,15 @@ import Imago
 
 extension HEIFState {
     /// The smallest thumbnail item of `primary` (an image referring to it
-    /// with `thmb`) whose displayed size covers `size` in both directions
-    /// and that has alpha when `primary` has (an item without would make
-    /// a transparent image opaque); the caller releases it. `nil` when
-    /// there is none.
+    /// with `thmb`) whose displayed size covers `size` in both directions,
+    /// that has no more pixels than `primary` (whose size the decoder's
+    /// limits have checked; a file could declare a huge "thumbnail"), and
+    /// that has alpha when `primary` has (an item without would make a
+    /// transparent image opaque); the caller releases it. `nil` when there
+    /// is none.
     static func thumbnailItem(of primary: OpaquePointer, covering size: (width: Int, height: Int)) -> OpaquePointer? {
         let needsAlpha = heif_image_handle_has_alpha_channel(primary) != 0
+        let primaryPixels = Int(heif_image_handle_get_width(primary)) * Int(heif_image_handle_get_height(primary))
         let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
         guard count > 0 else { return nil }
         var identifiers = [heif_item_id](repeating: 0, count: count)
@@ -20,7 +23,8 @@ extension HEIFState {
             guard heif_image_handle_get_thumbnail(primary, identifier, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
             let (width, height) = (Int(heif_image_handle_get_width(thumbnail)), Int(heif_image_handle_get_height(thumbnail)))
             let hasAlpha = heif_image_handle_has_alpha_channel(thumbnail) != 0
-            if width >= size.width, height >= size.height, hasAlpha || !needsAlpha, width * height < best?.pixels ?? .max {
+            if width >= size.width, height >= size.height, width * height <= primaryPixels, hasAlpha || !needsAlpha,
+               width * height < best?.pixels ?? .max {
                 if let previous = best?.handle { heif_image_handle_release(previous) }
                 best = (thumbnail, width * height)
             } else {
