@@ -86,15 +86,16 @@ func corners(_ image: Image) -> [String] {
         #expect(info.width == image.width && info.height == image.height && info.frameCount == 1)
     }
 
-    /// A HEIC with a 320x240 thumbnail item (heif-enc -t 320): a thumbnail
-    /// it covers decodes that item only; a larger one, or a full decode,
+    /// A HEIC and an AVIF with a 320x240 thumbnail item (heif-enc -t 320,
+    /// `scripts/fixtures/make-thumbnail-item-fixtures.py`): a thumbnail it
+    /// covers decodes that item only; a larger one, or a full decode,
     /// decodes the 640x480 primary image; the results look alike.
-    @Test func aThumbnailItemThatCoversTheThumbnailIsDecodedInstead() throws {
-        let data = try Fixtures.data("heic/thumbnail-item.heic")
-        let functions = CodecFunctions.heif
+    @Test(arguments: ["heic/thumbnail-item.heic", "avif/thumbnail-item.avif"])
+    func aThumbnailItemThatCoversTheThumbnailIsDecodedInstead(file: String) throws {
+        let data = try Fixtures.data(file)
         func decoded(_ thumbnail: Thumbnail?) throws -> Image {
             let options = ImageDecodingOptions(thumbnail: thumbnail)
-            return try functions.makeImage(try functions.open(data, options), 0, options)
+            return file.hasSuffix(".avif") ? try Self.decoded(data, with: .avif, options) : try Self.decoded(data, with: .heif, options)
         }
         let full = try decoded(nil)
         #expect((full.width, full.height) == (640, 480))
@@ -108,6 +109,33 @@ func corners(_ image: Image) -> [String] {
         #expect((thumbnail.width, thumbnail.height) == (256, 192))
         let fromPrimary = full.resized(to: ResizeGeometry(sourceWidth: 640, sourceHeight: 480, boxWidth: 256, boxHeight: 256, mode: .fit))
         #expect(meanDifference(thumbnail, fromPrimary) < 4)
+    }
+
+    /// What a codec table's `open` and `makeImage` give for `data`.
+    static func decoded<State>(_ data: Data, with functions: CodecFunctions<State>, _ options: ImageDecodingOptions) throws -> Image {
+        try functions.makeImage(try functions.open(data, options), 0, options)
+    }
+
+    /// A half-transparent AVIF whose 32x24 thumbnail item has no alpha
+    /// (heif-enc --no-thumb-alpha): its thumbnail comes from the 64x48
+    /// primary image, so it stays transparent.
+    @Test func aThumbnailItemWithoutTheImagesAlphaIsNotUsed() throws {
+        let data = try Fixtures.data("avif/thumbnail-item-without-alpha.avif")
+        let image = try Self.decoded(data, with: .avif, ImageDecodingOptions(thumbnail: Thumbnail(width: 16, height: 16)))
+        #expect((image.width, image.height, image.pixelFormat) == (64, 48, .rgba8))
+        #expect(abs(Int(pixel(of: image, x: 32, y: 4)[3]) - 100) <= 4 && pixel(of: image, x: 32, y: 44)[3] >= 251)
+        let thumbnail = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(width: 16, height: 16)))
+        #expect(thumbnail.width == 16 && pixel(of: thumbnail, x: 8, y: 2)[3] < 128)
+    }
+
+    /// An AVIF without a thumbnail item gives its thumbnail from the primary
+    /// image; an image sequence's from its first frame (items are not looked for).
+    @Test func anAVIFThumbnailWithoutAUsableItemComesFromThePrimaryImage() throws {
+        let options = ImageDecodingOptions(thumbnail: Thumbnail(width: 32, height: 32))
+        let animated = try Self.decoded(try Fixtures.data("avif/animated.avif"), with: .avif, options)
+        #expect((animated.width, animated.height, animated.frames.count) == (64, 48, 1))
+        let plain = try Self.decoded(try Fixtures.data("avif/rgb8-lossy.avif"), with: .avif, options)
+        #expect((plain.width, plain.height) == (96, 64))
     }
 
     /// Each file with the mean difference from the sRGB card that Pillow

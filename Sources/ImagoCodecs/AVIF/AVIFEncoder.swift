@@ -14,6 +14,21 @@ import Imago
 /// small thumbnail, seconds for a photo at full size. ``speed`` trades
 /// size for time. The encoder runs on the calling thread.
 ///
+/// Lossy images are encoded as libavif (Pillow's AVIF plugin) encodes
+/// them: libaom's all-intra mode, 4:2:0, the quantizer
+/// `((100 - quality) * 63 + 50) / 100`, one tile, one thread; two of
+/// libaom's tools are switched off: intra block copy (with it, flat
+/// graphics and text took five times as long, for files no smaller) and
+/// rectangular partitions (without them a photo takes 0.6 times as long;
+/// at equal SSIM its file is up to 17% larger than with them, still no
+/// larger than Pillow's). At the same SSIM as Pillow's files, Imago's are
+/// about their size or smaller and take 0.6 to 0.75 times Pillow's time
+/// on photos, a quarter on flat graphics
+/// (`Benchmarks/avif-encoders.md`). Equal SSIM is not equal `quality`:
+/// Pillow's libavif 1.4 tunes libaom for perception (`tune=iq`) and
+/// spends more bytes at the same quantizer; Imago's 62 matches its 60 on
+/// a photo.
+///
 /// Safe to use from several threads at once; each call is independent.
 ///
 /// ```swift
@@ -35,7 +50,9 @@ public struct AVIFEncoder: ImageEncoding {
     public var lossless: Bool
 
     /// libaom's speed, from 0 (slowest, smallest) to 9 (fastest); clamped.
-    /// Default 6, libheif's own.
+    /// Default 6, libheif's and Pillow's. libaom 3.6 (Debian 12) loses
+    /// detail at 7 and above: at low and middle qualities a file needs 1.3
+    /// to 8 times the bytes for the same SSIM.
     public var speed: Int
 
     /// Creates an encoder.
@@ -84,6 +101,12 @@ public struct AVIFEncoder: ImageEncoding {
         if lossless {
             try HEIFFailure.check(heif_encoder_set_parameter_string(encoder, "chroma", "444"))
             try HEIFFailure.check(heif_encoder_set_parameter_boolean(encoder, "lossless-alpha", 1))
+        } else {
+            // libheif hands "aom:" parameters to aom_codec_set_option. A libheif
+            // or libaom without them encodes as before: the result is not checked.
+            for option in Self.lossyAOMOptions {
+                _ = heif_encoder_set_parameter(encoder, option.name, option.value)
+            }
         }
 
         var heifImage: OpaquePointer?
@@ -123,6 +146,12 @@ public struct AVIFEncoder: ImageEncoding {
         try HEIFFailure.check(heif_context_encode_image(context, heifImage, encoder, options, nil))
         return try Self.write(context)
     }
+
+    /// libaom's tools switched off for lossy images: intra block copy and
+    /// rectangular partitions (measured in `Benchmarks/avif-encoders.md`).
+    static let lossyAOMOptions: [(name: String, value: String)] = [
+        ("aom:enable-intrabc", "0"), ("aom:enable-rect-partitions", "0"),
+    ]
 
     /// The file libheif writes for `context`.
     private static func write(_ context: OpaquePointer) throws -> Data {

@@ -21,8 +21,15 @@ extension CodecFunctions where State == AVIFState {
     /// ignored, as the format requires. An image sequence (animated AVIF)
     /// gives every frame with its duration, looping forever (libavif 0.11
     /// reads no repetition count); with a frame index, the frames up to it
-    /// are decoded (AV1 frames depend on earlier ones). There is no scaled
-    /// decoding: ``CodecDecoder`` resizes to a thumbnail afterwards.
+    /// are decoded (AV1 frames depend on earlier ones). With
+    /// ``ImageDecodingOptions/thumbnail`` set, a still image's smallest
+    /// thumbnail item (`thmb`) that covers the thumbnail's size (both sides,
+    /// as displayed) is decoded instead of the primary image, as for HEIC
+    /// (``CodecFunctions/heif``): libavif does not expose thumbnail items, so
+    /// libheif finds and decodes the item (its AV1 decoder is dav1d too);
+    /// a file libheif cannot read falls back to the primary image. Otherwise
+    /// there is no scaled decoding: ``CodecDecoder`` resizes to a thumbnail
+    /// afterwards.
     ///
     /// Errors are ``CodecError`` values with `library == "libavif"`.
     ///
@@ -96,8 +103,14 @@ public struct AVIFState: Sendable {
         (width, height, hasAlpha, frameCount, colorProfile, transform) = facts
     }
 
-    /// Decodes every frame, or the frames up to `frameIndex` keeping that one.
+    /// Decodes every frame, or the frames up to `frameIndex` keeping that one;
+    /// for a still image and a thumbnail, a thumbnail item that covers it.
     func decode(frameIndex: Int?, options: ImageDecodingOptions) throws -> Image {
+        if frameCount == 1, (frameIndex ?? 0) == 0, let thumbnail = options.thumbnail,
+           let item = HEIFState.thumbnailItemImage(of: data, covering: thumbnail.scaledSize(width: width, height: height),
+                                                   pixelFormat: hasAlpha ? .rgba8 : .rgb8, options: options) {
+            return item
+        }
         var frames: [ImageFrame] = []
         try walk(through: frameIndex ?? frameCount - 1, options: options) { index, frame in
             if frameIndex == nil || index == frameIndex { frames.append(try frame()) }

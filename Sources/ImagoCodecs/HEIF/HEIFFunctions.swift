@@ -81,63 +81,46 @@ public struct HEIFState: Sendable {
     func decode(options: ImageDecodingOptions) throws -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         return try Self.withPrimaryImage(of: data, options: options) { primary in
-            let displayed = (width: self.width, height: self.height)
-            let item = options.thumbnail.flatMap { Self.thumbnailItem(of: primary, covering: $0.scaledSize(width: displayed.width, height: displayed.height)) }
+            let item = options.thumbnail.flatMap { Self.thumbnailItem(of: primary, covering: $0.scaledSize(width: width, height: height)) }
             defer { if let item { heif_image_handle_release(item) } }
-            let handle = item ?? primary
-            let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
-            let decodingOptions = heif_decoding_options_alloc()
-            defer { heif_decoding_options_free(decodingOptions) }
-            decodingOptions?.pointee.convert_hdr_to_8bit = 1
-            var decoded: OpaquePointer?
-            try HEIFFailure.check(heif_decode_image(
-                handle, &decoded, heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decodingOptions
-            ))
-            defer { heif_image_release(decoded) }
-            var stride: Int32 = 0
-            guard let decoded, let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride),
-                  Int(heif_image_get_width(decoded, heif_channel_interleaved)) == width,
-                  Int(heif_image_get_height(decoded, heif_channel_interleaved)) == height,
-                  heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8,
-                  Int(stride) >= width * pixelFormat.bytesPerPixel else {
-                throw CodecError.libheif(.unexpectedImage(width: width, height: height))
-            }
-            let bytesPerRow = width * pixelFormat.bytesPerPixel
-            let pixels = [UInt8](unsafeUninitializedCapacity: bytesPerRow * height) { buffer, count in
-                for row in 0..<height {
-                    memcpy(buffer.baseAddress! + row * bytesPerRow, plane + row * Int(stride), bytesPerRow)
-                }
-                count = bytesPerRow * height
-            }
-            return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
+            return try Self.decode(item ?? primary, pixelFormat: pixelFormat)
         }
     }
 
-    /// The smallest thumbnail item of `primary` whose displayed size covers
-    /// `size` in both directions (the caller releases it), or `nil`.
-    private static func thumbnailItem(of primary: OpaquePointer, covering size: (width: Int, height: Int)) -> OpaquePointer? {
-        let count = Int(heif_image_handle_get_number_of_thumbnails(primary))
-        guard count > 0 else { return nil }
-        var identifiers = [heif_item_id](repeating: 0, count: count)
-        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary, &identifiers, Int32(count)))
-        var best: (handle: OpaquePointer, pixels: Int)?
-        for identifier in identifiers.prefix(listed) {
-            var thumbnail: OpaquePointer?
-            guard heif_image_handle_get_thumbnail(primary, identifier, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
-            let (width, height) = (Int(heif_image_handle_get_width(thumbnail)), Int(heif_image_handle_get_height(thumbnail)))
-            if width >= size.width, height >= size.height, width * height < best?.pixels ?? .max {
-                if let previous = best?.handle { heif_image_handle_release(previous) }
-                best = (thumbnail, width * height)
-            } else {
-                heif_image_handle_release(thumbnail)
-            }
+    /// Decodes the image of `handle`, upright, to `pixelFormat` (`.rgb8` or
+    /// `.rgba8`) in a buffer of its own.
+    static func decode(_ handle: OpaquePointer, pixelFormat: PixelFormat) throws -> Image {
+        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+        let decodingOptions = heif_decoding_options_alloc()
+        defer { heif_decoding_options_free(decodingOptions) }
+        decodingOptions?.pointee.convert_hdr_to_8bit = 1
+        var decoded: OpaquePointer?
+        try HEIFFailure.check(heif_decode_image(
+            handle, &decoded, heif_colorspace_RGB, pixelFormat == .rgba8 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+            decodingOptions
+        ))
+        defer { heif_image_release(decoded) }
+        var stride: Int32 = 0
+        guard let decoded, let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride),
+              Int(heif_image_get_width(decoded, heif_channel_interleaved)) == width,
+              Int(heif_image_get_height(decoded, heif_channel_interleaved)) == height,
+              heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8,
+              Int(stride) >= width * pixelFormat.bytesPerPixel else {
+            throw CodecError.libheif(.unexpectedImage(width: width, height: height))
         }
-        return best?.handle
+        let bytesPerRow = width * pixelFormat.bytesPerPixel
+        let pixels = [UInt8](unsafeUninitializedCapacity: bytesPerRow * height) { buffer, count in
+            for row in 0..<height {
+                memcpy(buffer.baseAddress! + row * bytesPerRow, plane + row * Int(stride), bytesPerRow)
+            }
+            count = bytesPerRow * height
+        }
+        return Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
     }
 
     /// Runs `body` with the primary image's handle, from a context over
     /// `data` that lives only for the call (libheif reads the bytes in place).
-    private static func withPrimaryImage<Result>(
+    static func withPrimaryImage<Result>(
         of data: Data, options: ImageDecodingOptions, _ body: (OpaquePointer) throws -> Result
     ) throws -> Result {
         guard let context = heif_context_alloc() else { throw CodecError.libheif(.call(code: -1, subcode: 0, message: "out of memory")) }

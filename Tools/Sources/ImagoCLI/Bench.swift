@@ -93,8 +93,18 @@ struct Bench: AsyncParsableCommand {
         }
     }
 
+    /// The CPU time the calling thread has used, in milliseconds: what a
+    /// busy machine disturbs less than the wall clock (the work runs on
+    /// this thread, with no suspension between the two readings).
+    static func threadCPUMilliseconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
+    }
+
     /// Times the work `prepare` returns for each source: one warm-up run,
-    /// then `iterations` timed runs; reports median and minimum.
+    /// then `iterations` timed runs; reports median and minimum (and, in
+    /// JSON, the median CPU time of the thread).
     static func measure(
         name: String,
         common: Common,
@@ -111,13 +121,15 @@ struct Bench: AsyncParsableCommand {
                 let info = try ImageDecoders.info(for: data)
                 let work = try prepare(data, info)
                 try work()   // warm-up
-                var times: [Double] = []
+                var times: [Double] = [], cpuTimes: [Double] = []
                 for _ in 0..<common.iterations {
-                    let started = ContinuousClock.now
+                    let started = ContinuousClock.now, cpuStarted = threadCPUMilliseconds()
                     try work()
                     times.append((ContinuousClock.now - started).milliseconds)
+                    cpuTimes.append(threadCPUMilliseconds() - cpuStarted)
                 }
                 times.sort()
+                cpuTimes.sort()
                 let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
                 let megapixels = Double(info.width * info.height * (name == "decode" ? info.frameCount : 1)) / 1e6
                 let rate = megapixels / (median / 1000)
@@ -125,6 +137,7 @@ struct Bench: AsyncParsableCommand {
                     Output.line(JSONValue.object([
                         ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
                         ("median_ms", .double(median)), ("min_ms", .double(times[0])), ("megapixels_per_s", .double(rate)),
+                        ("cpu_median_ms", .double(cpuTimes.isEmpty ? 0 : cpuTimes[cpuTimes.count / 2])),
                     ]).text)
                 } else {
                     // Wide enough for the longest name, "encode-avif" (padding(toLength:) also cuts).

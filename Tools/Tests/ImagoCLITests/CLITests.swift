@@ -568,6 +568,7 @@ final class LockedBytes: @unchecked Sendable {
         #expect((line["median_ms"] as? Double ?? -1) > 0)
         #expect((line["min_ms"] as? Double ?? -1) > 0)
         #expect((line["megapixels_per_s"] as? Double ?? -1) > 0)
+        #expect((line["cpu_median_ms"] as? Double ?? -1) >= 0)
         #expect(run.lines.first?.hasPrefix("{\"benchmark\": \"thumbnail\", \"source\":") == true)
     }
 }
