@@ -118,7 +118,7 @@ let package = Package(
             name: "CAvif",
             providers: [.apt(["libavif-dev"]), .brew(["libavif"])]
         ),
-        // libheif: HEIC (HEVC, through libde265) decoding, AVIF encoding (through libaom).
+        // libheif: HEIC (HEVC, through libde265) decoding, AVIF encoding (through libaom), and the thumbnail items of HEIC and AVIF files.
         .systemLibrary(
             name: "CHeif",
             pkgConfig: "libheif",
