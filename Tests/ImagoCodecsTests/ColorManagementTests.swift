@@ -321,39 +321,32 @@ import Testing
         return tagged
     }
 
-    /// lcms2's transform of `image`'s packed pixels from `profile` to its
-    /// built-in sRGB, perceptual intent, default flags: independent of
-    /// Imago's wrapper.
     /// lcms2's transform of gray pixels from `profile` to a gray with sRGB's
     /// tone curve (as sRGB's gray axis), perceptual intent.
     private func referenceGrayTransform(_ image: Image, profile: ColorProfile) throws -> [UInt8] {
-        let input = try #require(profile.data.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
-        defer { cmsCloseProfile(input) }
         var parameters: [cmsFloat64Number] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
         let curve = try #require(cmsBuildParametricToneCurve(nil, 4, &parameters))
         defer { cmsFreeToneCurve(curve) }
         var white = cmsCIExyY(x: 0.3457, y: 0.3585, Y: 1)
-        let output = try #require(cmsCreateGrayProfile(&white, curve))
-        defer { cmsCloseProfile(output) }
-        let transform = try #require(cmsCreateTransform(input, imago_lcms_gray8, output, imago_lcms_gray8, cmsUInt32Number(INTENT_PERCEPTUAL), 0))
-        defer { cmsDeleteTransform(transform) }
-        var result = image.pixels
-        image.pixels.withUnsafeBytes { source in
-            result.withUnsafeMutableBytes { target in
-                cmsDoTransform(transform, source.baseAddress, target.baseAddress, cmsUInt32Number(image.width * image.height))
-            }
-        }
-        return result
+        return try lcms2(image, from: profile, to: try #require(cmsCreateGrayProfile(&white, curve)), format: imago_lcms_gray8, flags: 0)
     }
 
+    /// lcms2's transform of `image`'s packed pixels from `profile` to its
+    /// built-in sRGB, perceptual intent, default flags: independent of
+    /// Imago's wrapper.
     private func referenceTransform(_ image: Image, profile: ColorProfile) throws -> [UInt8] {
+        let hasAlpha = image.pixelFormat == .rgba8
+        return try lcms2(image, from: profile, to: try #require(cmsCreate_sRGBProfile()),
+                         format: hasAlpha ? imago_lcms_rgba8 : imago_lcms_rgb8, flags: hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0)
+    }
+
+    /// `image`'s packed pixels through lcms2 from `profile` to `output`
+    /// (closed here), perceptual intent.
+    private func lcms2(_ image: Image, from profile: ColorProfile, to output: cmsHPROFILE, format: cmsUInt32Number,
+                       flags: cmsUInt32Number) throws -> [UInt8] {
+        defer { cmsCloseProfile(output) }
         let input = try #require(profile.data.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
         defer { cmsCloseProfile(input) }
-        let output = try #require(cmsCreate_sRGBProfile())
-        defer { cmsCloseProfile(output) }
-        let hasAlpha = image.pixelFormat == .rgba8
-        let format = hasAlpha ? imago_lcms_rgba8 : imago_lcms_rgb8
-        let flags = hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0
         let transform = try #require(cmsCreateTransform(input, format, output, format, cmsUInt32Number(INTENT_PERCEPTUAL), flags))
         defer { cmsDeleteTransform(transform) }
         var result = image.pixels

@@ -235,52 +235,56 @@ final class LittleCMS: Sendable {
     }
 
     private static func makeTransform(for profile: ColorProfile, pixelFormat: PixelFormat) throws -> Transform {
-        let opened = profile.data.withUnsafeBytes { raw in
-            cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(clamping: raw.count))
+        try withOpened(profile) { input in
+            let space = cmsGetColorSpace(input)
+            let format: cmsUInt32Number
+            switch pixelFormat {
+            case .rgb8: format = imago_lcms_rgb8
+            case .rgba8: format = imago_lcms_rgba8
+            case .gray8: format = imago_lcms_gray8
+            case .grayAlpha8: format = imago_lcms_graya8
+            }
+            if space == cmsSigGrayData, let table = MatrixShaper.grayTable(from: input) {
+                return Transform(.table(table, onRGB: !pixelFormat.isGray))
+            }
+            let expected = pixelFormat.isGray ? cmsSigGrayData : cmsSigRgbData
+            guard space == expected else {
+                throw CodecError.lcms2(unusableProfile: "a profile for another colour space than the \(pixelFormat) pixels")
+            }
+            if !pixelFormat.isGray && isSRGB(input) { return Transform(.identity) }
+            if let tables = MatrixShaper.rgbTransform(from: input) { return Transform(.matrixShaper(tables)) }
+            return try lcms2Transform(from: input, format, to: pixelFormat.isGray ? makeSRGBGrayProfile() : cmsCreate_sRGBProfile(), format,
+                                      flags: cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE))
         }
-        guard let input = opened else { throw CodecError.lcms2(unusableProfile: "lcms2 could not read the profile") }
-        defer { cmsCloseProfile(input) }
-        let space = cmsGetColorSpace(input)
-        let format: cmsUInt32Number
-        switch pixelFormat {
-        case .rgb8: format = imago_lcms_rgb8
-        case .rgba8: format = imago_lcms_rgba8
-        case .gray8: format = imago_lcms_gray8
-        case .grayAlpha8: format = imago_lcms_graya8
-        }
-        if space == cmsSigGrayData, let table = MatrixShaper.grayTable(from: input) {
-            return Transform(.table(table, onRGB: !pixelFormat.isGray))
-        }
-        let expected = pixelFormat.isGray ? cmsSigGrayData : cmsSigRgbData
-        guard space == expected else {
-            throw CodecError.lcms2(unusableProfile: "a profile for another colour space than the \(pixelFormat) pixels")
-        }
-        if !pixelFormat.isGray && isSRGB(input) { return Transform(.identity) }
-        if let tables = MatrixShaper.rgbTransform(from: input) { return Transform(.matrixShaper(tables)) }
-        guard let output = pixelFormat.isGray ? makeSRGBGrayProfile() : cmsCreate_sRGBProfile() else {
-            throw CodecError.lcms2(unusableProfile: "lcms2 could not make the sRGB profile")
-        }
-        defer { cmsCloseProfile(output) }
-        let flags = cmsUInt32Number(cmsFLAGS_COPY_ALPHA | cmsFLAGS_NOCACHE)
-        guard let handle = cmsCreateTransform(input, format, output, format, cmsUInt32Number(INTENT_PERCEPTUAL), flags) else {
-            throw CodecError.lcms2(unusableProfile: "lcms2 could not build a transform from the profile")
-        }
-        return Transform(.lcms2(handle))
     }
 
     private static func makeCMYKTransform(for profile: ColorProfile) throws -> Transform {
+        try withOpened(profile) { input in
+            guard cmsGetColorSpace(input) == cmsSigCmykData else {
+                throw CodecError.lcms2(unusableProfile: "a profile for another colour space than CMYK inks")
+            }
+            return try lcms2Transform(from: input, imago_lcms_cmyk8_inverted, to: cmsCreate_sRGBProfile(), imago_lcms_rgb8,
+                                      flags: cmsUInt32Number(cmsFLAGS_NOCACHE))
+        }
+    }
+
+    /// Runs `body` with `profile` opened by lcms2, closed afterwards.
+    private static func withOpened<T>(_ profile: ColorProfile, _ body: (cmsHPROFILE) throws -> T) throws -> T {
         let opened = profile.data.withUnsafeBytes { raw in
             cmsOpenProfileFromMem(raw.baseAddress, cmsUInt32Number(clamping: raw.count))
         }
         guard let input = opened else { throw CodecError.lcms2(unusableProfile: "lcms2 could not read the profile") }
         defer { cmsCloseProfile(input) }
-        guard cmsGetColorSpace(input) == cmsSigCmykData else {
-            throw CodecError.lcms2(unusableProfile: "a profile for another colour space than CMYK inks")
-        }
-        guard let output = cmsCreate_sRGBProfile() else { throw CodecError.lcms2(unusableProfile: "lcms2 could not make the sRGB profile") }
+        return try body(input)
+    }
+
+    /// lcms2's perceptual transform from `input` to `output` (made by the
+    /// caller, closed here), with the pixel formats and flags given.
+    private static func lcms2Transform(from input: cmsHPROFILE, _ inputFormat: cmsUInt32Number, to output: cmsHPROFILE?,
+                                       _ outputFormat: cmsUInt32Number, flags: cmsUInt32Number) throws -> Transform {
+        guard let output else { throw CodecError.lcms2(unusableProfile: "lcms2 could not make the sRGB profile") }
         defer { cmsCloseProfile(output) }
-        let flags = cmsUInt32Number(cmsFLAGS_NOCACHE)
-        guard let handle = cmsCreateTransform(input, imago_lcms_cmyk8_inverted, output, imago_lcms_rgb8, cmsUInt32Number(INTENT_PERCEPTUAL), flags) else {
+        guard let handle = cmsCreateTransform(input, inputFormat, output, outputFormat, cmsUInt32Number(INTENT_PERCEPTUAL), flags) else {
             throw CodecError.lcms2(unusableProfile: "lcms2 could not build a transform from the profile")
         }
         return Transform(.lcms2(handle))

@@ -88,7 +88,12 @@ public struct JPEGState: Sendable {
     /// The TurboJPEG colour space (`TJCS_…`) of the frame header.
     let colorspace: Int32
     /// Whether the frame holds inks (CMYK or YCCK).
-    var isCMYK: Bool { colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) }
+    var isCMYK: Bool { Self.isCMYK(colorspace) }
+
+    /// Whether a TurboJPEG colour space holds inks (CMYK or YCCK).
+    static func isCMYK(_ colorspace: Int32) -> Bool {
+        colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+    }
     /// The file's CMYK profile, for a CMYK frame: its inks become sRGB through it.
     var inkProfile: ColorProfile?
     /// The EXIF orientation, ``ImageOrientation/up`` when there is none.
@@ -133,7 +138,7 @@ struct TurboJPEG: ~Copyable {
     func decompress(_ data: Data, width: Int, height: Int, colorspace: Int32, scanStart: Int? = nil, fast: Bool = false,
                     inkProfile: ColorProfile? = nil) throws -> Image {
         let isGray = colorspace == Int32(TJCS_GRAY.rawValue)
-        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        let isCMYK = JPEGState.isCMYK(colorspace)
         let pixelFormat: TJPF = isGray ? TJPF_GRAY : isCMYK ? TJPF_CMYK : TJPF_RGB
         let channels = isGray ? 1 : isCMYK ? 4 : 3
         let stride = width * channels
