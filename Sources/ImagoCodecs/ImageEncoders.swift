@@ -82,4 +82,22 @@ public enum ImageEncoders {
         case .heic: nil
         }
     }
+
+    /// The animation encoder for `format`: APNG for PNG, animated WebP at
+    /// `quality` (or ``defaultQuality(for:)``), GIF. `nil` for the formats
+    /// Imago writes as stills only (JPEG, AVIF, JPEG XL, HEIC).
+    ///
+    /// ```swift
+    /// if image.isAnimated, let encoder = ImageEncoders.animationEncoder(for: .webp) {
+    ///     let data = try encoder.encode(image)   // every frame, with its duration
+    /// }
+    /// ```
+    public static func animationEncoder(for format: ImageFormat, quality: Int? = nil) -> (any AnimationEncoding)? {
+        switch format {
+        case .png: APNGEncoder()
+        case .webp: WebPAnimationEncoder(quality: Float(quality ?? WebPEncoder.defaultQuality))
+        case .gif: GIFAnimationEncoder()
+        case .jpeg, .avif, .jxl, .heic: nil
+        }
+    }
 }

@@ -131,6 +131,29 @@ import Testing
         }
     }
 
+    /// A decoded animation written whole: every frame, its duration and
+    /// the loop count, through the encoder `ImageEncoders` picks for each
+    /// format that animates; none for the formats written as stills.
+    @Test func aDecodedAnimationIsWrittenWholeByTheFormatsThatAnimate() throws {
+        let source = try written(APNGEncoder(), loopCount: 3)
+        for format in [ImageFormat.png, .webp, .gif] {
+            let encoder = try #require(ImageEncoders.animationEncoder(for: format, quality: 90))
+            #expect(encoder.format == format)
+            let data = try encoder.encode(source)
+            #expect(ImageFormat(sniffing: data) == format)
+            let image = try ImageDecoders.all.decode(data)
+            #expect(image.frames.count == 3, "\(format)")
+            #expect(image.frames.map(\.duration) == [0.1, 0.2, 0.3], "\(format)")
+            #expect(image.loopCount == 3, "\(format)")
+            #expect(image.derived(frame: 1).pixel(x: 5, y: 5)[1] > 150, "\(format): the second frame is the green one")
+        }
+        #expect(try ImageDecoders.all.decode(APNGEncoder().encode(source)).frames.map(\.pixels) == source.frames.map(\.pixels))
+        for format in [ImageFormat.jpeg, .avif, .jxl, .heic] { #expect(ImageEncoders.animationEncoder(for: format) == nil) }
+        // A still image is an animation of one frame.
+        let still = try ImageDecoders.all.decode(APNGEncoder().encode(Self.frames()[0]))
+        #expect(still.frames.count == 1 && still.frames[0].pixels == Self.frames()[0].pixels)
+    }
+
     @Test func writersRefuseWrongSizesAndEmptyAnimations() throws {
         for encoder in [WebPAnimationEncoder() as any AnimationEncoding, GIFAnimationEncoder(), APNGEncoder()] {
             #expect(throws: ImageEncodingError.self) { try encoder.makeWriter(width: 0, height: 10, loopCount: 0) }

@@ -37,3 +37,26 @@ public protocol AnimationWriter: AnyObject {
     /// - Throws: ``ImageEncodingError``.
     func finish() throws -> Data
 }
+
+extension AnimationEncoding {
+    /// Encodes every frame of `animation` with its duration (0.1 s for a
+    /// frame without one) and the image's loop count; a still image
+    /// becomes a one-frame animation.
+    ///
+    /// ```swift
+    /// let image = try await client.image(from: url)   // an animated GIF
+    /// let apng = try APNGEncoder().encode(image)
+    /// ```
+    ///
+    /// - Throws: ``ImageEncodingError``.
+    public func encode(_ animation: Image) throws -> Data {
+        let writer = try makeWriter(width: animation.width, height: animation.height, loopCount: animation.loopCount)
+        for frame in animation.frames {
+            var still = Image(width: animation.width, height: animation.height, pixelFormat: animation.pixelFormat,
+                              bytesPerRow: animation.bytesPerRow, pixels: frame.pixels)
+            still.colorProfile = animation.colorProfile
+            try writer.add(still, duration: frame.duration ?? 0.1)
+        }
+        return try writer.finish()
+    }
+}

@@ -559,11 +559,8 @@ final class ImageServerEngine: Sendable {
         let settings = (maximumSide: configuration.maximumOutputSide, frames: configuration.maximumAnimationFrames,
                         watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
         let quality = options.quality ?? options.formatQuality[format] ?? configuration.defaultQuality
-        let encoder: any AnimationEncoding = switch format {
-        case .gif: GIFAnimationEncoder()
-        case .png: APNGEncoder()
-        default: WebPAnimationEncoder(quality: Float(quality ?? WebPEncoder.defaultQuality))
-        }
+        // An animatable format always has an animation encoder.
+        guard let encoder = ImageEncoders.animationEncoder(for: format.imageFormat, quality: quality) else { return nil }
         var decodingOptions = pipeline.configuration.decodingOptions
         decodingOptions.thumbnail = request.thumbnail
         if Self.keepsProfile(options, format: format) { decodingOptions.colorManagement = .keepOriginal }

@@ -13,7 +13,8 @@ struct Fetch: AsyncParsableCommand {
         written to DIR, named after its source, in --format. Without it: the source's format \
         for JPEG, PNG, WebP and AVIF; PNG for GIF; JPEG for HEIC, JPEG XL and unknown \
         sources; PNG instead of JPEG for an image with alpha (the image server chooses the \
-        same way). Quality without --quality: jpeg 85, webp 80, avif 60. Files are written \
+        same way). An animation stays animated in PNG (APNG) and WebP; JPEG and AVIF get its \
+        first frame. Quality without --quality: jpeg 85, webp 80, avif 60. Files are written \
         whole or not at all.
 
         --max-size and --resize never enlarge. --resize fits the image inside WxH; with \
@@ -101,6 +102,13 @@ struct Fetch: AsyncParsableCommand {
         format == .png ? ImageEncoders.png(compression: pngCompression) : ImageEncoders.encoder(for: format, quality: quality)!
     }
 
+    /// The animation encoder for `format`: APNG with `pngCompression`,
+    /// animated WebP at `quality`; `nil` for JPEG and AVIF, which get the
+    /// first frame.
+    static func animationEncoder(for format: ImageFormat, quality: Int?, pngCompression: PNGEncoder.Compression) -> (any AnimationEncoding)? {
+        format == .png ? APNGEncoder(compression: pngCompression) : ImageEncoders.animationEncoder(for: format, quality: quality)
+    }
+
     func run() async throws {
         var all = sources
         if let input {
@@ -167,8 +175,13 @@ struct Fetch: AsyncParsableCommand {
             var written: String?
             if let directory {
                 let target = format?.format ?? ImageFormat.defaultOutputFormat(forSource: sourceFormat, hasAlpha: image.pixelFormat.hasAlpha)
-                // The target is always a format Imago writes.
-                let encoded = try Self.encoder(for: target, quality: quality, pngCompression: pngCompression).encode(image)
+                // The target is always a format Imago writes; an animation
+                // keeps every frame in a format that animates (PNG, WebP).
+                let encoded = if image.isAnimated, let animation = Self.animationEncoder(for: target, quality: quality, pngCompression: pngCompression) {
+                    try animation.encode(image)
+                } else {
+                    try Self.encoder(for: target, quality: quality, pngCompression: pngCompression).encode(image)
+                }
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
                 try OutputFile.save(encoded, to: file)
                 written = file.path

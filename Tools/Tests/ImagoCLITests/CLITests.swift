@@ -233,6 +233,34 @@ final class LockedBytes: @unchecked Sendable {
         #expect(try Data(contentsOf: output.appendingPathComponent("photo.jpg")) == ImageEncoders.encoder(for: .jpeg)!.encode(photo))
     }
 
+    /// An animated source stays animated in PNG (APNG, the default for GIF)
+    /// and WebP: every frame, resized, with its duration and the loop
+    /// count; JPEG gets the first frame.
+    @Test func fetchKeepsEveryFrameOfAnAnimationInFormatsThatAnimate() throws {
+        let data = try Data(contentsOf: Self.animatedGIF)
+        let source = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(maximumPixelSize: 40)))
+        try #require(source.frames.count > 1)
+        for format in ["png", "webp", "jpeg"] {
+            let output = directory.appendingPathComponent("animated-\(format)")
+            var arguments = ["fetch", "--no-cache", "--output", output.path, "--max-size", "40", Self.animatedGIF.path]
+            if format != "png" { arguments += ["--format", format] }   // PNG: the default for a GIF
+            let run = try imago(arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("pillow-animation.\(format == "jpeg" ? "jpg" : format)")))
+            #expect(written.width == source.width && written.height == source.height, "\(format)")
+            guard format != "jpeg" else {
+                #expect(written.frames.count == 1)
+                continue
+            }
+            #expect(written.frames.count == source.frames.count, "\(format)")
+            #expect(written.frames.map(\.duration) == source.frames.map(\.duration), "\(format)")
+            #expect(written.loopCount == source.loopCount, "\(format)")
+            if format == "png" {
+                #expect(written.frames.map(\.pixels) == source.frames.map(\.pixels), "APNG is lossless")
+            }
+        }
+    }
+
     /// The names in `folder`, hidden temporary files included.
     private func contents(of folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
