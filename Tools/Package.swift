@@ -57,9 +57,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ] + (exportsSpans ? [
-        // Spans over OTLP/HTTP with protobuf only: without the OTLPGRPC trait
-        // no gRPC package is resolved or built.
-        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // Spans over OTLP/HTTP and OTLP/gRPC (imgproxy's default protocol).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP", "OTLPGRPC"]),
     ] : []),
     targets: [
         // A lock box for the tools' shared state.

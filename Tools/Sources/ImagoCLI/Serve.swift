@@ -157,8 +157,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
-    @Option(help: "Export spans to this OpenTelemetry collector over OTLP/HTTP (protobuf): its base URL, as OTEL_EXPORTER_OTLP_ENDPOINT (spans go to URL/v1/traces). Default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, else no tracing.")
+    @Option(help: "Export spans to this OpenTelemetry collector: its base URL, as OTEL_EXPORTER_OTLP_ENDPOINT (over HTTP, spans go to URL/v1/traces). Default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, else no tracing (unless --otlp).")
     var otlpEndpoint: String?
+
+    @Option(help: "How spans are sent: grpc, http/protobuf or http/json (imgproxy's http and https: http/protobuf). Default: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf (grpc with imgproxy's variables, as imgproxy).")
+    var otlpProtocol: String?
+
+    @Flag(help: "Export spans even without an endpoint: to the protocol's default collector on localhost (4317 for grpc, 4318 for HTTP), as IMGPROXY_OPEN_TELEMETRY_ENABLE does.")
+    var otlp = false
 
     @Flag(help: "Print the effective configuration (flags, IMAGO_* and IMGPROXY_* variables applied; secrets masked) and exit.")
     var printConfig = false
@@ -203,6 +209,8 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--otlp-endpoint must be an http or https URL.")
             }
         }
+        // The protocol and the OTEL_* variables: a usage error, before anything starts.
+        _ = try tracingExport()
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
         }
@@ -295,6 +303,8 @@ struct Serve: AsyncParsableCommand {
     func configurationLines() -> [String] {
         func masked(_ values: [String]) -> String { values.isEmpty ? "(none)" : values.map { _ in "***" }.joined(separator: ", ") }
         func list(_ values: [String]) -> String { values.isEmpty ? "(none)" : values.joined(separator: ", ") }
+        let tracing = ServeTracing.describe(flag: otlpEndpoint, protocolFlag: otlpProtocol, enabled: otlp,
+                                            environment: ProcessInfo.processInfo.environment)
         let pairs: [(String, String)] = [
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
@@ -309,9 +319,14 @@ struct Serve: AsyncParsableCommand {
             ("watermark-data", watermarkData == nil ? "(none)" : "***"), ("watermark-opacity", "\(watermarkOpacity)"),
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
-            ("otlp-endpoint", ServeTracing.describe(flag: otlpEndpoint, environment: ProcessInfo.processInfo.environment)),
+            ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
         ]
         return pairs.map { "\($0.0) = \($0.1)" }
+    }
+
+    /// The tracing the flags and the environment configure; `nil` when off.
+    func tracingExport() throws -> ServeTracing.Export? {
+        try ServeTracing.export(flag: otlpEndpoint, protocolFlag: otlpProtocol, enabled: otlp, environment: ProcessInfo.processInfo.environment)
     }
 
     func run() async throws {
@@ -341,7 +356,7 @@ struct Serve: AsyncParsableCommand {
         // Before the server's loaders exist: they trace with the tracer of the moment.
         let tracing: (any Service)?
         do {
-            tracing = try ServeTracing.bootstrap(flag: otlpEndpoint, environment: ProcessInfo.processInfo.environment, logger: logger)
+            tracing = try ServeTracing.bootstrap(try tracingExport(), environment: ProcessInfo.processInfo.environment, logger: logger)
         } catch {
             Output.error("imago: serve: tracing cannot start: \(error)")
             throw ExitCode(1)

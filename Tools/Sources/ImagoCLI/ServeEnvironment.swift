@@ -32,7 +32,7 @@ enum ServeEnvironment {
         "preset": .repeated, "only-presets": .flag, "allow-security-options": .flag,
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
-        "log-level": .option, "otlp-endpoint": .option, "print-config": .flag,
+        "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
     ]
 
     /// imgproxy's variables and the flag each sets; `IMGPROXY_BIND`,
@@ -51,12 +51,15 @@ enum ServeEnvironment {
         "IMGPROXY_WATERMARK_PATH": "watermark-path", "IMGPROXY_WATERMARK_URL": "watermark-url",
         "IMGPROXY_WATERMARK_DATA": "watermark-data", "IMGPROXY_WATERMARK_OPACITY": "watermark-opacity",
         "IMGPROXY_MAX_ANIMATION_FRAMES": "max-animation-frames", "IMGPROXY_LOG_LEVEL": "log-level",
+        "IMGPROXY_OPEN_TELEMETRY_ENABLE": "otlp",
     ]
 
     /// imgproxy variables read apart from ``imgproxy``.
     static let readApart: Set<String> = [
         "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES",
         "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES",
+        "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
+        "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME",
     ]
 
     /// `arguments` (after `serve`) with the environment's flags before them.
@@ -103,6 +106,24 @@ enum ServeEnvironment {
         let privateSwitches = ["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES",
                                "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES"]
         if privateSwitches.contains(where: { environment[$0].map(isTrue) ?? false }) { set("allow-private-networks", "true") }
+
+        // imgproxy's OpenTelemetry: IMGPROXY_OPEN_TELEMETRY_ENABLE (above), or
+        // imgproxy 3's endpoint (host:port, which alone turned tracing on),
+        // unless the standard variables name one; then gRPC, imgproxy's
+        // default, unless a protocol is named (IMGPROXY_OPEN_TELEMETRY_PROTOCOL:
+        // grpc, http or https). IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME is read
+        // where tracing starts.
+        let standardEndpoint = ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"].contains { !(environment[$0] ?? "").isEmpty }
+        let legacyProtocol = environment["IMGPROXY_OPEN_TELEMETRY_PROTOCOL"].flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        var imgproxyTraces = environment["IMGPROXY_OPEN_TELEMETRY_ENABLE"].map(isTrue) ?? false
+        if let endpoint = environment["IMGPROXY_OPEN_TELEMETRY_ENDPOINT"], !endpoint.isEmpty, !standardEndpoint {
+            let insecure = environment["IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE"].map(isTrue) ?? true
+            let secure = legacyProtocol == "https" || ((legacyProtocol ?? "grpc") == "grpc" && !insecure)
+            set("otlp-endpoint", endpoint.contains("://") ? endpoint : (secure ? "https://" : "http://") + endpoint)
+            imgproxyTraces = true
+        }
+        let standardProtocol = ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"].contains { !(environment[$0] ?? "").isEmpty }
+        if imgproxyTraces, !standardProtocol { set("otlp-protocol", legacyProtocol ?? "grpc") }
 
         var prefix: [String] = []
         for name in chosen.keys.sorted() {

@@ -6,21 +6,30 @@ import OTel
 #endif
 import ServiceLifecycle
 
-/// `imago serve`'s tracing: spans exported over OTLP/HTTP (protobuf) by
-/// swift-otel, when an endpoint is configured, and nothing at all otherwise.
+/// `imago serve`'s tracing: spans exported over OTLP by swift-otel, over
+/// gRPC or HTTP (protobuf or JSON), when tracing is configured, and nothing
+/// at all otherwise.
 ///
-/// The endpoint is `--otlp-endpoint` (or `IMAGO_OTLP_ENDPOINT`), a
-/// collector's base URL as `OTEL_EXPORTER_OTLP_ENDPOINT` is (spans go to
-/// `URL/v1/traces`); without it, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or
-/// `OTEL_EXPORTER_OTLP_ENDPOINT`. `OTEL_SDK_DISABLED=true` or
-/// `OTEL_TRACES_EXPORTER=none` turn it off. The other `OTEL_*` variables
-/// swift-otel reads apply (`OTEL_SERVICE_NAME`, default `imago`;
-/// `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`,
-/// `OTEL_EXPORTER_OTLP_HEADERS`...). Only traces: metrics stay Prometheus's
-/// and logs standard error's.
+/// Tracing is on with an endpoint: `--otlp-endpoint` (or
+/// `IMAGO_OTLP_ENDPOINT`), a collector's base URL as
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` is; without it,
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (used as it is) or
+/// `OTEL_EXPORTER_OTLP_ENDPOINT`. `--otlp` (imgproxy's
+/// `IMGPROXY_OPEN_TELEMETRY_ENABLE`) turns it on without one: the
+/// protocol's default on localhost (4317 for gRPC, 4318 for HTTP).
+/// Over HTTP, spans go to a base URL's `/v1/traces`.
+///
+/// The protocol is `--otlp-protocol`, else `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`
+/// or `OTEL_EXPORTER_OTLP_PROTOCOL`: `grpc`, `http/protobuf` (the default)
+/// or `http/json`; imgproxy's `http` and `https` mean `http/protobuf`.
+/// `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` turn tracing
+/// off. The other `OTEL_*` variables swift-otel reads apply
+/// (`OTEL_SERVICE_NAME`, default `imago`; `OTEL_RESOURCE_ATTRIBUTES`,
+/// `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_HEADERS`...).
+/// Only traces: metrics stay Prometheus's and logs standard error's.
 ///
 /// A build without the exporter (`IMAGO_WITHOUT_OTLP`, see Tools/Package.swift)
-/// refuses a configured endpoint instead.
+/// refuses configured tracing instead.
 enum ServeTracing {
     /// Whether this build has the exporter.
     static var isBuiltIn: Bool {
@@ -31,22 +40,84 @@ enum ServeTracing {
         #endif
     }
 
-    /// Where spans go and what said so, or `nil` when tracing is off.
-    static func endpoint(flag: String?, environment: [String: String]) -> (url: String, origin: String)? {
-        if environment["OTEL_SDK_DISABLED"].map(ServeEnvironment.isTrue) ?? false { return nil }
-        if environment["OTEL_TRACES_EXPORTER"]?.lowercased() == "none" { return nil }
-        if let flag { return (flag, "--otlp-endpoint") }
-        for variable in ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"] {
-            if let url = environment[variable], !url.isEmpty { return (url, variable) }
+    /// OTLP's transports, by the names `OTEL_EXPORTER_OTLP_PROTOCOL` takes.
+    enum WireProtocol: String, CaseIterable {
+        case grpc
+        case httpProtobuf = "http/protobuf"
+        case httpJSON = "http/json"
+
+        /// The protocol `name` stands for: the standard names, and
+        /// imgproxy's `http` and `https` (both `http/protobuf`).
+        init?(named name: String) {
+            switch name.lowercased() {
+            case "http", "https": self = .httpProtobuf
+            default: self.init(rawValue: name.lowercased())
+            }
         }
-        return nil
+
+        /// The collector OpenTelemetry's SDKs send to when none is named.
+        var defaultEndpoint: String { self == .grpc ? "http://localhost:4317" : "http://localhost:4318" }
     }
 
-    /// What `--print-config` shows for `otlp-endpoint`.
-    static func describe(flag: String?, environment: [String: String]) -> String {
-        guard let (url, origin) = endpoint(flag: flag, environment: environment) else { return "(none: no tracing)" }
-        let described = origin == "--otlp-endpoint" ? url : "\(url) (\(origin))"
-        return isBuiltIn ? described : described + " (refused: built without the OTLP exporter)"
+    /// Where spans go, how, and what said so.
+    struct Export: Equatable {
+        /// The URL the exporter sends to (over HTTP, with `/v1/traces`).
+        var url: String
+        /// What gave the endpoint: a flag, a variable, or the protocol's default.
+        var endpointOrigin: String
+        var wireProtocol: WireProtocol
+        /// What gave the protocol.
+        var protocolOrigin: String
+    }
+
+    /// The tracing configured by the flags and the environment, or `nil`
+    /// when tracing is off.
+    ///
+    /// - Throws: `ValidationError` for a protocol or an endpoint that is not one.
+    static func export(flag: String?, protocolFlag: String?, enabled: Bool, environment: [String: String]) throws -> Export? {
+        if environment["OTEL_SDK_DISABLED"].map(ServeEnvironment.isTrue) ?? false { return nil }
+        if environment["OTEL_TRACES_EXPORTER"]?.lowercased() == "none" { return nil }
+        // (value, origin, used as it is rather than as a base URL)
+        var endpoint: (String, String, asIs: Bool)?
+        if let flag {
+            endpoint = (flag, "--otlp-endpoint", false)
+        } else if let url = environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"], !url.isEmpty {
+            endpoint = (url, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", true)
+        } else if let url = environment["OTEL_EXPORTER_OTLP_ENDPOINT"], !url.isEmpty {
+            endpoint = (url, "OTEL_EXPORTER_OTLP_ENDPOINT", false)
+        }
+        var wire = (WireProtocol.httpProtobuf, "the default")
+        let named = protocolFlag.map { ($0, "--otlp-protocol") }
+            ?? ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"].lazy
+                .compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : ($0, name) } }.first
+        if let (name, origin) = named {
+            guard let parsed = WireProtocol(named: name) else {
+                throw ValidationError("\(origin) \(name) is not an OTLP protocol: give grpc, http/protobuf or http/json.")
+            }
+            wire = (parsed, origin)
+        }
+        guard endpoint != nil || enabled else { return nil }
+        let (base, origin, asIs) = endpoint ?? (wire.0.defaultEndpoint, "the default for \(wire.0.rawValue)", false)
+        guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw ValidationError("\(origin) \(base) is not an http or https URL.")
+        }
+        let sent = wire.0 == .grpc || asIs ? base : base.hasSuffix("/") ? base + "v1/traces" : base + "/v1/traces"
+        return Export(url: sent, endpointOrigin: origin, wireProtocol: wire.0, protocolOrigin: wire.1)
+    }
+
+    /// What `--print-config` shows for `otlp-endpoint` and `otlp-protocol`.
+    static func describe(flag: String?, protocolFlag: String?, enabled: Bool, environment: [String: String]) -> (endpoint: String, protocol: String) {
+        let export: Export?
+        do {
+            export = try Self.export(flag: flag, protocolFlag: protocolFlag, enabled: enabled, environment: environment)
+        } catch {
+            return ("(refused: \(error))", "(refused)")
+        }
+        guard let export else { return ("(none: no tracing)", "(none: no tracing)") }
+        let refused = isBuiltIn ? "" : " (refused: built without the OTLP exporter)"
+        let endpoint = export.endpointOrigin == "--otlp-endpoint" ? export.url : "\(export.url) (\(export.endpointOrigin))"
+        let wire = export.protocolOrigin == "--otlp-protocol" ? export.wireProtocol.rawValue : "\(export.wireProtocol.rawValue) (\(export.protocolOrigin))"
+        return (endpoint + refused, wire)
     }
 
     #if OTLP
@@ -54,26 +125,31 @@ enum ServeTracing {
     /// span (nothing outside one, or with tracing off).
     static let logMetadata: Logger.MetadataProvider? = OTel.makeLoggingMetadataProvider()
 
-    /// Bootstraps the tracer when an endpoint is configured; the service
-    /// that exports the spans (run it beside the server, stopped after it
-    /// so the last spans go out), or `nil` when tracing is off.
-    static func bootstrap(flag: String?, environment: [String: String], logger: Logger) throws -> (any Service)? {
-        guard endpoint(flag: flag, environment: environment) != nil else { return nil }
+    /// Bootstraps the tracer when tracing is configured; the service that
+    /// exports the spans (run it beside the server, stopped after it so the
+    /// last spans go out), or `nil` when tracing is off.
+    static func bootstrap(_ export: Export?, environment: [String: String], logger: Logger) throws -> (any Service)? {
+        guard let export else { return nil }
         var configuration = OTel.Configuration.default
-        configuration.serviceName = "imago"
+        // imgproxy's name for the service (its 3.x variable), unless OTEL_SERVICE_NAME gives one.
+        configuration.serviceName = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "imago"
         configuration.logs.enabled = false
         configuration.metrics.enabled = false
         // swift-otel's own messages (export failures) go to the server's log.
         configuration.diagnosticLogger = .custom(logger)
         configuration.diagnosticLogLevel = .warning
+        configuration.traces.otlpExporter.endpoint = export.url
+        configuration.traces.otlpExporter.protocol = switch export.wireProtocol {
+        case .grpc: .grpc
+        case .httpProtobuf: .httpProtobuf
+        case .httpJSON: .httpJSON
+        }
         var environment = environment
-        // Read above; swift-otel would turn logs and metrics back on with `false`.
-        environment["OTEL_SDK_DISABLED"] = nil
-        if let flag {
-            // The flag wins over the variables, as every serve flag does.
-            configuration.traces.otlpExporter.endpoint = flag.hasSuffix("/") ? flag + "v1/traces" : flag + "/v1/traces"
-            environment["OTEL_EXPORTER_OTLP_ENDPOINT"] = nil
-            environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = nil
+        // Read above, where the flags win over them; swift-otel would turn
+        // logs and metrics back on with OTEL_SDK_DISABLED=false.
+        for variable in ["OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                         "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] {
+            environment[variable] = nil
         }
         return try OTel.bootstrap(configuration: configuration, environment: environment)
     }
@@ -81,10 +157,10 @@ enum ServeTracing {
     /// No span ids without the exporter.
     static let logMetadata: Logger.MetadataProvider? = nil
 
-    /// `nil`; a configured endpoint is an error in a build without the exporter.
-    static func bootstrap(flag: String?, environment: [String: String], logger: Logger) throws -> (any Service)? {
-        guard let (url, origin) = endpoint(flag: flag, environment: environment) else { return nil }
-        throw ValidationError("\(origin) \(url): this imago was built without the OTLP exporter (IMAGO_WITHOUT_OTLP).")
+    /// `nil`; configured tracing is an error in a build without the exporter.
+    static func bootstrap(_ export: Export?, environment: [String: String], logger: Logger) throws -> (any Service)? {
+        guard let export else { return nil }
+        throw ValidationError("\(export.endpointOrigin) \(export.url): this imago was built without the OTLP exporter (IMAGO_WITHOUT_OTLP).")
     }
     #endif
 }

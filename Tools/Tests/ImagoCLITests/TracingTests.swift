@@ -46,12 +46,13 @@ struct TracingTests {
         /// The collector's base URL, as `--otlp-endpoint` takes it.
         var endpoint: String { "http://127.0.0.1:\(port)" }
 
-        init() throws {
+        /// Starts a receiver of OTLP/HTTP, or of OTLP/gRPC with `grpc`.
+        init(grpc: Bool = false) throws {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
             let python = ProcessInfo.processInfo.environment["IMAGO_PYTHON"] ?? root.appendingPathComponent(".build/python/bin/python").path
             guard FileManager.default.isExecutableFile(atPath: python) else { throw ReceiverMissing(detail: "no \(python)") }
             process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [root.appendingPathComponent("scripts/otlp-receiver").path, "--out", output.path]
+            process.arguments = [root.appendingPathComponent("scripts/otlp-receiver").path, "--out", output.path] + (grpc ? ["--grpc"] : [])
             let standardOutput = Pipe()
             process.standardOutput = standardOutput
             process.standardError = FileHandle.nullDevice
@@ -215,26 +216,48 @@ struct TracingTests {
     enum Setting: String, CaseIterable, CustomTestStringConvertible {
         /// No endpoint anywhere: no tracing.
         case nothing
-        /// OTEL_EXPORTER_OTLP_ENDPOINT alone: exported.
+        /// OTEL_EXPORTER_OTLP_ENDPOINT alone: exported over HTTP (protobuf).
         case standardVariable
         /// OTEL_EXPORTER_OTLP_ENDPOINT with OTEL_SDK_DISABLED=true: no tracing.
         case disabled
+        /// OTEL_EXPORTER_OTLP_PROTOCOL=grpc: exported over gRPC.
+        case grpc
+        /// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json: exported as OTLP's JSON.
+        case json
+        /// imgproxy's IMGPROXY_OPEN_TELEMETRY_ENABLE with the standard
+        /// endpoint and no protocol: gRPC, imgproxy's default.
+        case imgproxyEnable
+        /// IMGPROXY_OPEN_TELEMETRY_ENABLE=false with no endpoint: no tracing.
+        case imgproxyDisabled
+        /// imgproxy 3's IMGPROXY_OPEN_TELEMETRY_ENDPOINT (host:port),
+        /// _PROTOCOL=http and _SERVICE_NAME: exported over HTTP, named.
+        case imgproxy3
 
         var testDescription: String { rawValue }
-        var exports: Bool { self == .standardVariable }
+        var exports: Bool { ![.nothing, .disabled, .imgproxyDisabled].contains(self) }
+        var usesGRPC: Bool { self == .grpc || self == .imgproxyEnable }
+        var service: String { self == .imgproxy3 ? "thumbnails" : "imago" }
 
         func environment(_ receiver: Receiver) -> [String: String] {
-            switch self {
-            case .nothing: ["OTEL_BSP_SCHEDULE_DELAY": "100"]
-            case .standardVariable: ["OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint]
-            case .disabled: ["OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_SDK_DISABLED": "true"]
+            let endpoint = ["OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint]
+            let variables: [String: String] = switch self {
+            case .nothing: [:]
+            case .standardVariable: endpoint
+            case .disabled: endpoint.merging(["OTEL_SDK_DISABLED": "true"]) { $1 }
+            case .grpc: endpoint.merging(["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"]) { $1 }
+            case .json: endpoint.merging(["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"]) { $1 }
+            case .imgproxyEnable: endpoint.merging(["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"]) { $1 }
+            case .imgproxyDisabled: ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "false", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"]
+            case .imgproxy3: ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "127.0.0.1:\(receiver.port)", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
+                              "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME": "thumbnails"]
             }
+            return variables.merging(["OTEL_BSP_SCHEDULE_DELAY": "100"]) { $1 }
         }
     }
 
     @Test(arguments: Setting.allCases)
     func exportingIsOffUnlessAnEndpointIsConfigured(setting: Setting) async throws {
-        let receiver = try Receiver()
+        let receiver = try Receiver(grpc: setting.usesGRPC)
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
         let server = try ServeTests.Running(["--unsigned", "--allow-private-networks"], environment: setting.environment(receiver))
         let trace = IncomingTrace()
@@ -246,7 +269,8 @@ struct TracingTests {
         let sent = origin.requests(for: "/photo.jpg").first?.header("traceparent")
         if setting.exports {
             #expect(try Self.span("GET /**", in: spans).traceID == trace.traceID)
-            #expect(try Self.span("GET /**", in: spans).service == "imago")
+            #expect(try Self.span("GET /**", in: spans).service == setting.service)
+            #expect(!server.log.contains("imgproxy setting"), "every imgproxy variable used is read: \(server.log)")
             #expect(sent?.contains(trace.traceID) == true)
             #expect(server.log.contains("trace_id=\(trace.traceID)"))
         } else {
@@ -265,12 +289,68 @@ struct TracingTests {
         }
         #expect(try printed([], [:]) == "otlp-endpoint = (none: no tracing)")
         #expect(try printed(["--otlp-endpoint", "http://collector:4318"], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])
-            == "otlp-endpoint = http://collector:4318")
-        #expect(try printed([], ["IMAGO_OTLP_ENDPOINT": "http://collector:4318"]) == "otlp-endpoint = http://collector:4318")
+            == "otlp-endpoint = http://collector:4318/v1/traces")
+        #expect(try printed([], ["IMAGO_OTLP_ENDPOINT": "http://collector:4318"]) == "otlp-endpoint = http://collector:4318/v1/traces")
         #expect(try printed([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])
-            == "otlp-endpoint = http://other:4318 (OTEL_EXPORTER_OTLP_ENDPOINT)")
+            == "otlp-endpoint = http://other:4318/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)")
         #expect(try printed([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318", "OTEL_SDK_DISABLED": "true"])
             == "otlp-endpoint = (none: no tracing)")
         #expect(try ServeTests.serveToExit(["--unsigned", "--otlp-endpoint", "collector:4318"]).status == 2)
+    }
+
+    /// The protocol, where it came from, and the endpoint it implies;
+    /// imgproxy's variables mean what they mean to imgproxy.
+    @Test func printConfigNamesTheProtocolAndImgproxysVariablesApply() throws {
+        func printed(_ arguments: [String], _ environment: [String: String]) throws -> [String: String] {
+            let run = try CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            var lines: [String: String] = [:]
+            for line in run.stdout.split(separator: "\n") where line.hasPrefix("otlp") {
+                let parts = line.split(separator: " = ", maxSplits: 1).map(String.init)
+                if parts.count == 2 { lines[parts[0]] = parts[1] }
+            }
+            return lines
+        }
+        #expect(try printed([], [:]) == ["otlp": "false", "otlp-endpoint": "(none: no tracing)", "otlp-protocol": "(none: no tracing)"])
+        #expect(try printed(["--otlp-endpoint", "http://collector:4318"], [:])["otlp-protocol"] == "http/protobuf (the default)")
+        #expect(try printed(["--otlp-endpoint", "http://collector:4318"], [:])["otlp-endpoint"] == "http://collector:4318/v1/traces")
+        // gRPC sends to the endpoint as it is; the flag wins over the variables.
+        #expect(try printed(["--otlp-endpoint", "http://collector:4317"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+            == ["otlp": "false", "otlp-endpoint": "http://collector:4317", "otlp-protocol": "grpc (OTEL_EXPORTER_OTLP_PROTOCOL)"])
+        #expect(try printed(["--otlp-protocol", "http/json"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"])
+            == ["otlp": "false", "otlp-endpoint": "http://c:4318/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)", "otlp-protocol": "http/json"])
+        #expect(try printed([], ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom"])["otlp-endpoint"]
+            == "http://c:4318/custom (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)")
+        // --otlp alone: the protocol's collector on localhost.
+        #expect(try printed(["--otlp"], [:])
+            == ["otlp": "true", "otlp-endpoint": "http://localhost:4318/v1/traces (the default for http/protobuf)", "otlp-protocol": "http/protobuf (the default)"])
+        // imgproxy's switch: gRPC to localhost, as imgproxy; its protocol names; its 3.x endpoint, with the scheme its protocol implies.
+        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"])
+            == ["otlp": "true", "otlp-endpoint": "http://localhost:4317 (the default for grpc)", "otlp-protocol": "grpc"])
+        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_PROTOCOL": "https"])["otlp-protocol"]
+            == "http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL)")
+        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4318", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "https"])
+            == ["otlp": "false", "otlp-endpoint": "https://collector:4318/v1/traces", "otlp-protocol": "http/protobuf"])
+        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4317", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "false"])
+            == ["otlp": "false", "otlp-endpoint": "https://collector:4317", "otlp-protocol": "grpc"])
+        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4317", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])["otlp-endpoint"]
+            == "http://other:4318/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)", "the standard variable wins over imgproxy 3's")
+    }
+
+    /// A protocol or an endpoint that is not one is a usage error naming
+    /// where it came from, before anything starts (a protocol even with
+    /// tracing off).
+    @Test func anUnknownProtocolOrEndpointIsAUsageError() throws {
+        for (arguments, environment, named) in [
+            (["--otlp-protocol", "thrift"], [String: String](), "--otlp-protocol thrift"),
+            ([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "zipkin"], "OTEL_EXPORTER_OTLP_PROTOCOL zipkin"),
+            ([], ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "collector:4318"], "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT collector:4318"),
+            ([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "1", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "udp"], "--otlp-protocol udp"),
+        ] {
+            // --print-config: the server never starts, whatever the checks say.
+            let run = try CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
+            #expect(run.status == 2, "\(arguments) \(environment): \(run.stderr)")
+            #expect(run.stderr.contains(named), "\(run.stderr)")
+        }
     }
 }
