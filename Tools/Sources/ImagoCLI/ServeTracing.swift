@@ -97,6 +97,9 @@ enum ServeTracing {
             wire = (parsed, origin)
         }
         guard endpoint != nil || enabled else { return nil }
+        if let exporter = environment["OTEL_TRACES_EXPORTER"], !["", "otlp"].contains(exporter.lowercased()) {
+            throw ValidationError("OTEL_TRACES_EXPORTER \(exporter): imago serve exports spans over OTLP only (otlp, or none for no tracing).")
+        }
         let (base, origin, asIs) = endpoint ?? (wire.0.defaultEndpoint, "the default for \(wire.0.rawValue)", false)
         guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
             throw ValidationError("\(origin) \(base) is not an http or https URL.")

@@ -346,6 +346,7 @@ struct TracingTests {
             ([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "zipkin"], "OTEL_EXPORTER_OTLP_PROTOCOL zipkin"),
             ([], ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "collector:4318"], "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT collector:4318"),
             ([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "1", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "udp"], "--otlp-protocol udp"),
+            (["--otlp"], ["OTEL_TRACES_EXPORTER": "console"], "OTEL_TRACES_EXPORTER console"),
         ] {
             // --print-config: the server never starts, whatever the checks say.
             let run = try CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
