@@ -154,6 +154,36 @@ import Testing
         #expect(still.frames.count == 1 && still.frames[0].pixels == Self.frames()[0].pixels)
     }
 
+    /// After the first frame, APNG writes only the rectangle that changed:
+    /// a small moving square over a still background costs a fraction of
+    /// whole frames, and every frame decodes exactly, including a frame
+    /// equal to the one before and changes at the canvas's edges.
+    @Test func apngWritesOnlyWhatChanged() throws {
+        var background = [UInt8]()
+        for y in 0..<64 { for x in 0..<96 { background += [UInt8(x * 2), UInt8(y * 3), UInt8((x * y) & 0xFF), 255] } }
+        func frame(square: (x: Int, y: Int)?) -> Image {
+            var pixels = background
+            if let square {
+                for y in square.y..<(square.y + 5) { for x in square.x..<(square.x + 5) {
+                    pixels.replaceSubrange(((y * 96 + x) * 4)..<((y * 96 + x) * 4 + 4), with: [255, 0, 0, 128])
+                } }
+            }
+            return Image(width: 96, height: 64, pixelFormat: .rgba8, pixels: pixels)
+        }
+        let frames = [frame(square: nil), frame(square: (0, 0)), frame(square: (0, 0)), frame(square: (40, 20)),
+                      frame(square: (91, 59)), frame(square: nil)]
+        let writer = try APNGEncoder().makeWriter(width: 96, height: 64, loopCount: 0)
+        for still in frames { try writer.add(still, duration: 0.05) }
+        let data = try writer.finish()
+        let decoded = try ImageDecoders.all.decode(data)
+        #expect(decoded.frames.count == frames.count)
+        for (index, still) in frames.enumerated() {
+            #expect(decoded.frames[index].pixels == still.pixels, "frame \(index)")
+        }
+        let whole = try ImageEncoders.png().encode(frames[0]).count
+        #expect(data.count < whole * 2, "\(data.count) bytes for 6 frames, \(whole) for one whole frame")
+    }
+
     @Test func writersRefuseWrongSizesAndEmptyAnimations() throws {
         for encoder in [WebPAnimationEncoder() as any AnimationEncoding, GIFAnimationEncoder(), APNGEncoder()] {
             #expect(throws: ImageEncodingError.self) { try encoder.makeWriter(width: 0, height: 10, loopCount: 0) }
