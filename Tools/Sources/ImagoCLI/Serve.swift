@@ -204,12 +204,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --drain-timeout must be seconds, 0 or more.")
         }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
-        if let otlpEndpoint {
-            guard let url = URL(string: otlpEndpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValidationError("--otlp-endpoint must be an http or https URL.")
-            }
-        }
-        // The protocol and the OTEL_* variables: a usage error, before anything starts.
+        // The endpoint, the protocol and the OTEL_* variables: a usage error, before anything starts.
         _ = try tracingExport()
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")

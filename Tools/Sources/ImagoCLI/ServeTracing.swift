@@ -75,6 +75,8 @@ enum ServeTracing {
     ///
     /// - Throws: `ValidationError` for a protocol or an endpoint that is not one.
     static func export(flag: String?, protocolFlag: String?, enabled: Bool, environment: [String: String]) throws -> Export? {
+        // The flag is checked even with tracing off, as every flag is.
+        if let flag { try checkURL(flag, origin: "--otlp-endpoint") }
         if environment["OTEL_SDK_DISABLED"].map(ServeEnvironment.isTrue) ?? false { return nil }
         if environment["OTEL_TRACES_EXPORTER"]?.lowercased() == "none" { return nil }
         // (value, origin, used as it is rather than as a base URL)
@@ -101,11 +103,16 @@ enum ServeTracing {
             throw ValidationError("OTEL_TRACES_EXPORTER \(exporter): imago serve exports spans over OTLP only (otlp, or none for no tracing).")
         }
         let (base, origin, asIs) = endpoint ?? (wire.0.defaultEndpoint, "the default for \(wire.0.rawValue)", false)
-        guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw ValidationError("\(origin) \(base) is not an http or https URL.")
-        }
+        try checkURL(base, origin: origin)
         let sent = wire.0 == .grpc || asIs ? base : base.hasSuffix("/") ? base + "v1/traces" : base + "/v1/traces"
         return Export(url: sent, endpointOrigin: origin, wireProtocol: wire.0, protocolOrigin: wire.1)
+    }
+
+    /// Throws unless `text` is an http or https URL with a host.
+    private static func checkURL(_ text: String, origin: String) throws {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw ValidationError("\(origin) \(text) is not an http or https URL.")
+        }
     }
 
     /// What `--print-config` shows for `otlp-endpoint` and `otlp-protocol`.
