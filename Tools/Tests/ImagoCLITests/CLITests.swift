@@ -551,12 +551,13 @@ final class LockedBytes: @unchecked Sendable {
         #expect(run.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(run.stdout)")
     }
 
-    @Test func aRefusedConnectionReadsAsOneCleanLine() async throws {
-        // A port that was just free: nothing listens on it.
-        let server = try await LoopbackServer.start()
-        let url = server.url("/cover.png").absoluteString
-        try await server.stop()
+    @Test func aRefusedConnectionReadsAsOneCleanLine() throws {
+        // A port that refuses connections and that no other test's server
+        // can be given meanwhile (a port just freed could be, and answer).
+        let closed = try RefusingPort()
+        let url = closed.url("/cover.png").absoluteString
         let run = try imago("info", "--json", url)
+        withExtendedLifetime(closed) {}
         #expect(run.status == 1)
         let error = run.objects.first?["error"] as? [String: Any]
         #expect(error?["code"] as? String == "loading.cannotConnect")
