@@ -63,6 +63,9 @@ let package = Package(
         // no system C library, only its own kernels.
         // C kernels for the resampler's inner loops (SSE2, NEON, or scalar).
         .target(name: "CImagoKernels"),
+        // System calls Swift cannot make directly (openat2 is reached through
+        // the variadic syscall(2)): opening a file beneath a directory.
+        .target(name: "CImagoSystem"),
         .target(
             name: "Imago",
             dependencies: [
@@ -170,6 +173,7 @@ let package = Package(
                 "Imago",
                 "ImagoCodecs",
                 "ImagoAsyncHTTPClient",
+                "CImagoSystem",
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -178,6 +182,10 @@ let package = Package(
                 // own minimum (macOS 10.15.4) holds on Apple platforms.
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(platforms: [.linux], traits: ["Server"])),
+                // The listener's connection guard is a channel handler in HummingbirdCore's HTTP/1 pipeline.
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(platforms: [.linux], traits: ["Server"])),
                 // SVG sources are rasterised on Linux only, like the server's HTTP side.
                 .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
             ],
@@ -188,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "ImagoTests",
             dependencies: [
-                "Imago", "ImagoTesting",
+                "Imago", "ImagoTesting", "CImagoSystem",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -2,7 +2,7 @@ import Imago
 import Testing
 
 @Suite struct AcceptedContentTypesTests {
-    @Test(arguments: ["image/png", "image/jpeg", "IMAGE/PNG", "Image/WebP; q=1", "image/gif ", "application/octet-stream", "APPLICATION/Octet-Stream"])
+    @Test(arguments: ["image/png", "image/jpeg", "IMAGE/PNG", "Image/WebP; q=1", "image/gif ", "application/octet-stream", "APPLICATION/Octet-Stream", "binary/octet-stream", "Binary/Octet-Stream; charset=binary", "application/binary", "unknown/unknown"])
     func imagesAcceptImageTypesAndOctetStreamInAnyCase(type: String) {
         #expect(AcceptedContentTypes.images.accepts(contentType: type))
     }
@@ -12,7 +12,7 @@ import Testing
         #expect(AcceptedContentTypes.images.accepts(contentType: "  "))
     }
 
-    @Test(arguments: ["text/html", "text/html; charset=utf-8", "application/json", "text/plain", "video/mp4", "imagex/png"])
+    @Test(arguments: ["text/html", "text/html; charset=utf-8", "application/json", "text/plain", "video/mp4", "imagex/png", "binary/html", "application/octet-streams"])
     func imagesRejectOtherTypes(type: String) {
         #expect(!AcceptedContentTypes.images.accepts(contentType: type))
     }

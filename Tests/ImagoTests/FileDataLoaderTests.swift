@@ -6,6 +6,16 @@ import Testing
 import FoundationNetworking
 #endif
 
+extension FileDataLoader {
+    /// The whole file behind an open descriptor.
+    fileprivate func data(for descriptor: Int32, url: URL) async throws -> (Data, URLResponse?) {
+        let loaded = try await load(descriptor: descriptor, for: url)
+        var data = Data()
+        for try await chunk in loaded.body { data.append(chunk) }
+        return (data, loaded.response)
+    }
+}
+
 /// The file loader against a real temporary directory.
 @Suite struct FileDataLoaderTests {
     let directory: URL
@@ -56,6 +66,52 @@ import FoundationNetworking
         let url = try write(Data(count: 101), named: "big.bin")
         let error = await caughtError { try await FileDataLoader(maximumResponseSize: 100).data(for: URLRequest(url: url)) } as? DataLoadingError
         #expect(error?.code == .responseTooLarge)
+    }
+
+    /// A FIFO would block `open` until a writer came, and a device would
+    /// be read without end (its size says 0): neither is a source.
+    @Test func onlyRegularFilesAreReadAndAFIFODoesNotBlock() async throws {
+        let fifo = directory.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        var specials = [fifo]
+        #if os(Linux)
+        specials.append(URL(fileURLWithPath: "/dev/zero"))
+        #endif
+        for url in specials {
+            let error = await caughtError { try await FileDataLoader().data(for: URLRequest(url: url)) } as? DataLoadingError
+            #expect(error?.code == .fileUnreadable, "\(url.path)")
+            #expect(error?.message.contains("not a regular file") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    /// The limit counts the bytes read, not the size `fstat` gave at open.
+    @Test func aFileThatGrowsPastTheLimitWhileReadFails() async throws {
+        let url = try write(Data(count: 50), named: "growing.bin")
+        let loaded = try await FileDataLoader(maximumResponseSize: 100, chunkSize: 40).load(URLRequest(url: url))
+        let error = await caughtError {
+            var received = 0
+            for try await chunk in loaded.body {
+                if received == 0 {
+                    let handle = try FileHandle(forWritingTo: url)
+                    try handle.seekToEnd()
+                    try handle.write(contentsOf: Data(count: 500))
+                    try handle.close()
+                }
+                received += chunk.count
+            }
+        } as? DataLoadingError
+        #expect(error?.code == .responseTooLarge)
+    }
+
+    @Test func anOpenDescriptorIsCheckedAndReadTheSameWay() async throws {
+        let url = try write(Data([1, 2, 3]), named: "open.bin")
+        let descriptor = open(url.path, O_RDONLY)
+        #expect(descriptor >= 0)
+        let (data, _) = try await FileDataLoader().data(for: descriptor, url: url)
+        #expect(data == Data([1, 2, 3]))
+        let folder = open(directory.path, O_RDONLY)
+        let error = await caughtError { try await FileDataLoader().load(descriptor: folder, for: self.directory) } as? DataLoadingError
+        #expect(error?.code == .fileUnreadable)
     }
 
     @Test func nonFileURLFailsAsUnsupportedScheme() async {

@@ -59,7 +59,7 @@ import FoundationNetworking
         #expect(decoder.calls.count == 1)
     }
 
-    @Test(arguments: ["application/octet-stream", nil] as [String?])
+    @Test(arguments: ["application/octet-stream", "binary/octet-stream", nil] as [String?])
     func octetStreamOrMissingTypeLetsTheBytesDecide(type: String?) throws {
         _ = try handler.handle(body, response: httpResponse(exampleURL, status: 200, contentType: type), for: exampleURL)
         #expect(decoder.calls.map(\.data) == [body])

@@ -2,7 +2,7 @@ extension CodecDecoder {
     /// Checks an opened header against the limits in `options`: the one
     /// place a ``CodecDecoder`` (and so every production table) decides
     /// ``ImageDecodingError/Code/tooManyPixels``,
-    /// ``ImageDecodingError/Code/tooManyFrames`` and
+    /// ``ImageDecodingError/Code/tooManyFrames``, ``ImageDecodingError/Code/tooComplex`` and
     /// ``ImageDecodingError/Code/frameOutOfRange``. Runs before the image
     /// step, so no pixel buffer exists yet.
     func check(_ opened: OpenedImage<some Sendable>, options: ImageDecodingOptions) throws {
@@ -13,6 +13,13 @@ extension CodecDecoder {
                 message: "\(opened.frameCount) frames exceed the limit of \(options.maximumFrameCount)"
             )
         }
+        if opened.scanCount > options.maximumScanCount {
+            throw ImageDecodingError(
+                .tooComplex, format: format,
+                message: "\(opened.scanCount)\(opened.scanCount == options.maximumScanCount + 1 ? " or more" : "") scans exceed the limit of \(options.maximumScanCount)"
+            )
+        }
+        try Self.checkTiles(opened.tileCount, options: options, format: format)
         if let index = options.frameIndex, !(0..<opened.frameCount).contains(index) {
             throw ImageDecodingError(
                 .frameOutOfRange, format: format,
@@ -28,6 +35,16 @@ extension CodecDecoder {
                 .tooManyPixels, format: format,
                 message: "\(opened.width)x\(opened.height)\(frames > 1 ? " x \(frames) frames" : "") exceeds the limit of \(options.maximumPixelCount) pixels"
             )
+        }
+    }
+
+    /// Rejects `tiles` over ``ImageDecodingOptions/maximumTileCount`` as
+    /// ``ImageDecodingError/Code/tooComplex``: called by ``check(_:options:)``,
+    /// and by a codec's `open` that must check before its library parses
+    /// the file (libavif makes a decoder per tile while parsing).
+    package static func checkTiles(_ tiles: Int, options: ImageDecodingOptions, format: ImageFormat?) throws {
+        if tiles > options.maximumTileCount {
+            throw ImageDecodingError(.tooComplex, format: format, message: "\(tiles) grid tiles exceed the limit of \(options.maximumTileCount)")
         }
     }
 

@@ -71,6 +71,7 @@ public struct CodecDecoder: ImageDecoding {
             var erased = OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: steps,
                                      colorProfile: opened.colorProfile)
             erased.orientation = opened.orientation
+            (erased.scanCount, erased.tileCount) = (opened.scanCount, opened.tileCount)
             return erased
         }
     }
@@ -185,6 +186,8 @@ public struct CodecDecoder: ImageDecoding {
     private func open(_ data: Data, options: ImageDecodingOptions) throws -> OpenedImage<ImageStep> {
         do {
             return try openTable(data, options)
+        } catch let error as ImageDecodingError where error.code == .tooComplex {
+            throw error   // a limit a table checks before its library parses: the limit's own error
         } catch {
             throw ImageDecodingError(.couldNotOpen, format: format, message: "the data could not be opened: \(error)", underlying: error)
         }

@@ -65,6 +65,15 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// The most frames an animation may have; checked from the header.
     /// Default: 1,000.
     public var maximumFrameCount: Int
+    /// The most scans a progressive JPEG may have (libjpeg-turbo's
+    /// `maxscans` idea): each is a pass over the image, so a small file of
+    /// thousands of scans would cost seconds of CPU. Counted from the
+    /// markers before decoding. Default: 100 (encoders write 10 or so).
+    public var maximumScanCount: Int
+    /// The most tiles an AVIF or HEIC grid may have: each is decoded with
+    /// a codec state of its own. Counted from the file's item references
+    /// before decoding. Default: 256 (cameras write 48 or so).
+    public var maximumTileCount: Int
     /// Which frame of a multi-frame image to decode; `nil` decodes every frame.
     public var frameIndex: Int?
     /// When set, the image is scaled down to this box (fit, fill or crop),
@@ -108,8 +117,12 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         frameIndex: Int? = nil,
         maximumPixelSize: Int? = nil,
         thumbnail: Thumbnail? = nil,
-        colorManagement: ColorManagement = .convertToSRGB
+        colorManagement: ColorManagement = .convertToSRGB,
+        maximumScanCount: Int = 100,
+        maximumTileCount: Int = 256
     ) {
+        self.maximumScanCount = maximumScanCount
+        self.maximumTileCount = maximumTileCount
         self.maximumPixelCount = maximumPixelCount
         self.maximumFrameCount = maximumFrameCount
         self.frameIndex = frameIndex

@@ -38,6 +38,10 @@ extension ErrorCode where Layer == ImageDecodingError {
     public static var tooManyPixels: Self { Self("tooManyPixels") }
     /// The animation has more frames than ``ImageDecodingOptions/maximumFrameCount``.
     public static var tooManyFrames: Self { Self("tooManyFrames") }
+    /// The file's coding is too costly to decode for its size: more scans
+    /// than ``ImageDecodingOptions/maximumScanCount`` or grid tiles than
+    /// ``ImageDecodingOptions/maximumTileCount``.
+    public static var tooComplex: Self { Self("tooComplex") }
     /// The requested frame does not exist.
     public static var frameOutOfRange: Self { Self("frameOutOfRange") }
 }

@@ -29,6 +29,14 @@ public struct OpenedImage<State: Sendable>: Sendable {
     /// ``ImageOrientation/up`` when it declares none, or when the codec's
     /// library applies it itself (HEIC and AVIF transformations).
     public var orientation: ImageOrientation = .up
+    /// How many scans the decoder will work through: a progressive JPEG's
+    /// (each a pass over the image's coefficients); 1 for anything else.
+    /// Checked against ``ImageDecodingOptions/maximumScanCount``.
+    public var scanCount: Int = 1
+    /// How many separately coded tiles make the image: an AVIF or HEIC
+    /// grid's; 1 for anything else. Checked against
+    /// ``ImageDecodingOptions/maximumTileCount``.
+    public var tileCount: Int = 1
 
     /// Creates a description of an opened image with its codec state.
     public init(width: Int, height: Int, frameCount: Int = 1, state: State, colorProfile: ColorProfile? = nil) {

@@ -14,8 +14,13 @@ public struct AcceptedContentTypes: Sendable, Hashable {
 
     private let rule: Rule
 
-    /// `image/*`, `application/octet-stream`, or no type at all. For the last
+    /// `image/*`, a generic binary type, or no type at all. For the last
     /// two the bytes decide: the decoder sniffs the magic number.
+    ///
+    /// The generic types are those stores and servers send for bytes of
+    /// no known type (``genericBinaryTypes``): `application/octet-stream`,
+    /// and `binary/octet-stream`, which S3 gives an object stored without a
+    /// type, among them.
     public static let images = AcceptedContentTypes(rule: .images)
     /// `application/json`, `text/json`, `application/*+json`, or no type at
     /// all; also `text/javascript`, `application/javascript` and
@@ -42,7 +47,7 @@ public struct AcceptedContentTypes: Sendable, Hashable {
             return true
         case .images:
             guard let type else { return true }
-            return type.hasPrefix("image/") || type == "application/octet-stream"
+            return type.hasPrefix("image/") || Self.genericBinaryTypes.contains(type)
         case .json:
             guard let type else { return true }
             return Self.jsonTypes.contains(type) || (type.hasPrefix("application/") && type.hasSuffix("+json"))
@@ -53,6 +58,16 @@ public struct AcceptedContentTypes: Sendable, Hashable {
             }
         }
     }
+
+    /// The types that say "bytes of no known type", for which ``images``
+    /// lets the bytes decide: `application/octet-stream` (RFC 2046),
+    /// `binary/octet-stream` (S3 and stores that copy it), and the other
+    /// spellings download servers use.
+    public static let genericBinaryTypes: Set<String> = [
+        "application/octet-stream", "binary/octet-stream", "application/binary", "application/x-binary",
+        "application/unknown", "unknown/unknown", "application/download", "application/x-download",
+        "application/force-download",
+    ]
 
     /// The exact types ``json`` accepts, besides `application/*+json`.
     private static let jsonTypes: Set<String> = [

@@ -7,14 +7,25 @@ import FoundationNetworking
 ///
 /// It reports a plain `URLResponse` with the file's length and no content
 /// type (the bytes decide the format). The body is read in chunks as it is
-/// consumed, on the consuming task, so a load that is cancelled or dropped
-/// stops between chunks.
+/// consumed, so a load that is cancelled or dropped stops between chunks.
+///
+/// Only regular files are read: a directory, a FIFO, a socket or a device
+/// (`/dev/zero`, `/dev/stdin`) fails before any byte is read, and opening
+/// never waits for a FIFO's writer. At most ``maximumResponseSize`` bytes
+/// are read whatever the file's size said when it was opened, so a file
+/// that grows while it is read fails too. Opening and reading run on a
+/// Dispatch queue of their own, never on Swift's cooperative threads, so
+/// a slow disk or network file system cannot stall unrelated tasks.
 public struct FileDataLoader: DataLoading {
     /// The largest file the loader reads; larger files fail with
-    /// ``DataLoadingError/Code/responseTooLarge`` before any byte is read.
+    /// ``DataLoadingError/Code/responseTooLarge`` before any byte is read,
+    /// and a file that grows past it fails when it does.
     public var maximumResponseSize: Int
     /// The size of each chunk of the body.
     public var chunkSize: Int
+
+    /// Where files are opened and read: away from the cooperative pool.
+    package static let ioQueue = DispatchQueue(label: "imago.file-io", qos: .userInitiated, attributes: .concurrent)
 
     /// Creates a file loader.
     public init(maximumResponseSize: Int = DataLoader.defaultMaximumResponseSize, chunkSize: Int = 1 << 20) {
@@ -23,54 +34,115 @@ public struct FileDataLoader: DataLoading {
         self.chunkSize = chunkSize
     }
 
-    /// Opens the file at `request`'s URL and checks its size; the body is
-    /// read as the returned stream is consumed.
+    /// Opens the file at `request`'s URL and checks it; the body is read as
+    /// the returned stream is consumed.
     ///
     /// - Throws: ``DataLoadingError`` with ``DataLoadingError/Code/unsupportedScheme``
     ///   for a URL that is not a `file` URL, ``DataLoadingError/Code/fileUnreadable``
-    ///   for a missing file, a directory or one that cannot be opened, and
-    ///   ``DataLoadingError/Code/responseTooLarge`` for a file over the limit.
+    ///   for a missing file, one that is not a regular file or cannot be
+    ///   opened, and ``DataLoadingError/Code/responseTooLarge`` for a file over the limit.
     public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
-        let url = request.url
-        @Sendable func failure(_ code: DataLoadingError.Code, _ message: String, underlying: (any Error)? = nil) -> DataLoadingError {
-            DataLoadingError(code, url: url, message: message, underlying: underlying)
+        guard let url = request.url, url.isFileURL else {
+            throw DataLoadingError(.unsupportedScheme, url: request.url, message: "the file loader reads only file URLs")
         }
-        guard let url, url.isFileURL else { throw failure(.unsupportedScheme, "the file loader reads only file URLs") }
-        let handle: FileHandle
-        let size: Int
-        do {
-            let values = try url.resourceValues(forKeys: [.isDirectoryKey, .fileSizeKey])
-            guard values.isDirectory != true else { throw failure(.fileUnreadable, "the path is a directory") }
-            size = values.fileSize ?? 0
-            handle = try FileHandle(forReadingFrom: url)
-        } catch let error as DataLoadingError {
-            throw error
-        } catch {
-            throw failure(.fileUnreadable, "the file could not be opened: \(error.localizedDescription)", underlying: error)
+        let path = url.path
+        let descriptor = try await Self.onIOQueue { () throws(DataLoadingError) -> Int32 in
+            // Non-blocking, so that a FIFO does not wait for a writer; regular files ignore the flag.
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard descriptor >= 0 else {
+                let code = errno
+                throw DataLoadingError(.fileUnreadable, url: url, message: "the file could not be opened: \(String(cString: strerror(code)))",
+                                       underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))
+            }
+            return descriptor
         }
+        return try await load(descriptor: descriptor, for: url)
+    }
+
+    /// Reads an open file: checks that it is a regular file within the
+    /// limit, then returns its body as a stream of chunks. Takes ownership
+    /// of `descriptor`: it is closed when the body ends or is dropped, or
+    /// at once when this throws.
+    ///
+    /// For callers that open files their own way, such as beneath a root
+    /// directory with no symbolic link leading out.
+    ///
+    /// - Parameter url: The URL the response carries.
+    /// - Throws: ``DataLoadingError`` (``DataLoadingError/Code/fileUnreadable``
+    ///   for anything but a regular file, ``DataLoadingError/Code/responseTooLarge``
+    ///   for a file over the limit).
+    public func load(descriptor: Int32, for url: URL) async throws -> DataLoadingResponse {
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         let limit = maximumResponseSize
-        guard size <= limit else { throw failure(.responseTooLarge, "the file has \(size) bytes; the limit is \(limit)") }
+        let size = try await Self.onIOQueue { () throws(DataLoadingError) -> Int in
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else {
+                throw DataLoadingError(.fileUnreadable, url: url, message: "the file could not be read: \(String(cString: strerror(errno)))")
+            }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                let kind = Self.kind(of: status.st_mode)
+                throw DataLoadingError(.fileUnreadable, url: url, message: "the path is \(kind), not a regular file")
+            }
+            return Int(status.st_size)
+        }
+        guard size <= limit else {
+            throw DataLoadingError(.responseTooLarge, url: url, message: "the file has \(size) bytes; the limit is \(limit)")
+        }
         let chunkSize = self.chunkSize
+        let state = Locked(0)   // bytes read so far
         // The handle closes when the stream is done with it (at the end, or
         // when a consumer that stopped early lets go of the stream).
         let body = AsyncThrowingStream<Data, any Error> {
-            let chunk: Data?
-            do {
-                chunk = try handle.read(upToCount: chunkSize)
-            } catch {
-                throw failure(.fileUnreadable, "reading the file failed: \(error.localizedDescription)", underlying: error)
+            let read = state.withLock { $0 }
+            // One byte past the limit is asked for, so that growth is seen.
+            let wanted = min(chunkSize, limit - read + 1)
+            let chunk = try await Self.onIOQueue { () throws(DataLoadingError) -> Data? in
+                do {
+                    return try handle.read(upToCount: wanted)
+                } catch {
+                    throw DataLoadingError(.fileUnreadable, url: url, message: "reading the file failed: \(error.localizedDescription)", underlying: error)
+                }
             }
             guard let chunk, !chunk.isEmpty else {
                 try? handle.close()
                 return nil
             }
-            // The file may have grown since its size was read.
-            if (try? handle.offset()).map({ $0 > UInt64(limit) }) ?? false {
-                throw failure(.responseTooLarge, "the file grew past the limit of \(limit) bytes")
+            let total = read + chunk.count
+            guard total <= limit else {
+                try? handle.close()
+                throw DataLoadingError(.responseTooLarge, url: url, message: "the file grew past the limit of \(limit) bytes")
             }
+            state.withLock { $0 = total }
             return chunk
         }
         let response = URLResponse(url: url, mimeType: nil, expectedContentLength: size, textEncodingName: nil)
         return DataLoadingResponse(response: response, body: body)
+    }
+
+    /// Runs blocking file work on ``ioQueue`` and waits for it without holding a cooperative thread.
+    package static func onIOQueue<T: Sendable>(_ work: @escaping @Sendable () throws(DataLoadingError) -> T) async throws(DataLoadingError) -> T {
+        let result: Result<T, DataLoadingError> = await withCheckedContinuation { continuation in
+            ioQueue.async {
+                do throws(DataLoadingError) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// "a directory", "a FIFO"...: for messages.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "a special file"
+        }
     }
 }

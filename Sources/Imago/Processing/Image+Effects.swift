@@ -1,13 +1,16 @@
 extension Image {
     /// The image with its corners cut to a quarter circle of `radius`
     /// pixels, anti-aliased, as ``PixelFormat/rgba8``. Every frame is processed.
+    /// Stops early under a ``WorkDeadline`` that passes.
     public func roundingCorners(radius: Int) -> Image {
         let source = converted(to: .rgba8)
         let r = Double(min(radius, min(width, height) / 2))
         guard r > 0 else { return source }
+        let deadline = WorkDeadline.current
         let frames = source.frames.map { frame in
             var pixels = frame.pixels
             for y in 0..<height {
+                if deadline?.hasPassed == true { break }
                 for x in 0..<width {
                     // Distance from the nearest corner's centre, for pixels in a corner square.
                     let cx = Double(x) + 0.5 < r ? r : (Double(x) + 0.5 > Double(width) - r ? Double(width) - r : -1)
@@ -25,7 +28,8 @@ extension Image {
     }
 
     /// The image blurred by three passes of a box filter of `radius` pixels
-    /// each way (edges clamp). Every frame is processed.
+    /// each way (edges clamp). Every frame is processed. Stops early under
+    /// a ``WorkDeadline`` that passes.
     public func blurred(radius: Int) -> Image {
         guard radius > 0 else { return self }
         let packed = converted(to: pixelFormat)
@@ -46,9 +50,11 @@ extension Image {
         let (lines, length) = horizontal ? (height, width) : (width, height)
         let window = 2 * radius + 1
         var output = input
+        let deadline = WorkDeadline.current
         input.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { output in
                 for line in 0..<lines {
+                    if deadline?.hasPassed == true { break }
                     for channel in 0..<channels {
                         func index(_ position: Int) -> Int {
                             let clamped = min(max(position, 0), length - 1)

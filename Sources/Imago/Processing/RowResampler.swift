@@ -99,9 +99,16 @@ package struct RowResampler: ~Copyable {
     private let rowFloats: Int
     private var nextRow = 0
     private var firstOpenRow = 0
+    /// The deadline the work runs under (``WorkDeadline/current`` when made).
+    private let deadline: WorkDeadline?
+    /// Whether the deadline passed: rows are then counted and nothing else
+    /// is done, and the output is left unwritten (``WorkDeadline/run(_:)``
+    /// throws it away).
+    private var stopped = false
 
     init(plan: ResamplingPlan, output: UnsafeMutablePointer<UInt8>) {
         self.plan = plan
+        self.deadline = WorkDeadline.current
         self.output = output
         rowFloats = plan.width * plan.format.bytesPerPixel
         rowSums = .allocate(capacity: rowFloats)
@@ -123,6 +130,8 @@ package struct RowResampler: ~Copyable {
         precondition(nextRow < plan.sourceHeight, "more rows than the source has")
         let inputRow = nextRow
         nextRow += 1
+        if !stopped, let deadline, deadline.hasPassed { stopped = true }
+        guard !stopped else { return }
         resampleHorizontally(row)
         let rowFloats = rowFloats, rowSums = rowSums
         plan.vertical.weights.withUnsafeBufferPointer { weights in

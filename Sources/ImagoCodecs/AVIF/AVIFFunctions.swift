@@ -40,9 +40,14 @@ extension CodecFunctions where State == AVIFState {
     public static var avif: CodecFunctions<AVIFState> {
         CodecFunctions(
             open: { data, options in
+                // Before libavif parses: it makes a decoder for every tile.
+                let tiles = ISOBMFFGrid.tileCount(in: data)
+                try CodecDecoder.checkTiles(tiles, options: options, format: .avif)
                 let state = try AVIFState(reading: data, options: options)
-                return OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
-                                   colorProfile: state.colorProfile)
+                var opened = OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
+                                         colorProfile: state.colorProfile)
+                opened.tileCount = tiles
+                return opened
             },
             makeImage: { opened, frameIndex, options in
                 try opened.state.decode(frameIndex: frameIndex, options: options)

@@ -39,8 +39,13 @@ extension CodecFunctions where State == HEIFState {
     public static var heif: CodecFunctions<HEIFState> {
         CodecFunctions(
             open: { data, options in
+                // Before libheif parses: a grid's tiles are decoded one by one, each with its own state.
+                let tiles = ISOBMFFGrid.tileCount(in: data)
+                try CodecDecoder.checkTiles(tiles, options: options, format: .heic)
                 let state = try HEIFState(reading: data, options: options)
-                return OpenedImage(width: state.width, height: state.height, state: state, colorProfile: state.colorProfile)
+                var opened = OpenedImage(width: state.width, height: state.height, state: state, colorProfile: state.colorProfile)
+                opened.tileCount = tiles
+                return opened
             },
             makeImage: { opened, _, options in
                 try opened.state.decode(options: options)

@@ -29,7 +29,7 @@ extension CodecFunctions where State == JPEGState {
     /// start-of-image marker (`FF D8 FF`) is skipped, as browsers do.
     public static var jpeg: CodecFunctions<JPEGState> {
         CodecFunctions(
-            open: { file, _ in
+            open: { file, options in
                 let whole = JPEGState.skippingJunkBeforeStart(of: file)
                 let markers = JPEGMarkers(reading: whole)
                 let metadata = JPEGMetadata(reading: whole, markers: markers)
@@ -40,6 +40,8 @@ extension CodecFunctions where State == JPEGState {
                 if state.isCMYK, metadata.colorProfile?.colorSpace == "CMYK" { state.inkProfile = metadata.colorProfile }
                 var opened = OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
                 opened.orientation = metadata.orientation
+                // Progressive files only: a baseline frame has a scan per component at most.
+                if markers.isProgressive { opened.scanCount = markers.scanCount(in: whole, limit: options.maximumScanCount) }
                 return opened
             },
             makeImage: { opened, _, options in

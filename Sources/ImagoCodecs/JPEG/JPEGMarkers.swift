@@ -89,4 +89,50 @@ struct JPEGMarkers {
         cleaned.append(data[(data.startIndex + scanStart)...])
         return cleaned
     }
+
+    /// Whether the frame is progressive (`SOF2`, `SOF6`, `SOF10`, `SOF14`):
+    /// the kind whose scans can be counted in thousands.
+    var isProgressive: Bool {
+        segments.contains { [0xC2, 0xC6, 0xCA, 0xCE].contains($0.marker) }
+    }
+
+    /// How many scans (`SOS` markers) `data` holds from its first scan on,
+    /// counting no further than `limit + 1`: the markers between and in
+    /// the scans are walked (stuffed `FF 00`, restart markers and fill
+    /// bytes skipped; other segments by their length), no data is decoded.
+    /// Cheap beside a decode: one pass over the bytes, stopping at `EOI`.
+    func scanCount(in data: Data, limit: Int) -> Int {
+        guard let scanStart else { return 0 }
+        return data.withUnsafeBytes { raw -> Int in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var count = 0
+            var index = scanStart
+            while index + 1 < bytes.count, count <= limit {
+                // At a marker: FF then its code.
+                let marker = bytes[index + 1]
+                if marker == 0xD9 { break }
+                if marker == 0xDA { count += 1 }
+                guard index + 4 <= bytes.count else { break }
+                let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                guard length >= 2 else { break }
+                index += 2 + length
+                // The entropy-coded data (after SOS) or nothing: on to the next real marker.
+                while index + 1 < bytes.count {
+                    guard let found = memchr(raw.baseAddress! + index, 0xFF, bytes.count - index) else { return count }
+                    index = raw.baseAddress!.distance(to: UnsafeRawPointer(found))
+                    var next = index + 1
+                    while next < bytes.count && bytes[next] == 0xFF { next += 1 }
+                    guard next < bytes.count else { return count }
+                    let code = bytes[next]
+                    if code == 0x00 || (0xD0...0xD7).contains(code) {
+                        index = next + 1
+                        continue
+                    }
+                    index = next - 1
+                    break
+                }
+            }
+            return count
+        }
+    }
 }

@@ -11,7 +11,9 @@ extension ImageServerError {
             return
         }
         let layered = error as? any LayeredError
-        if let refused = layered?.first(ImageServerError.self) {
+        if error is WorkDeadlineExceeded || layered?.first(WorkDeadlineExceeded.self) != nil {
+            self = .timedOut
+        } else if let refused = layered?.first(ImageServerError.self) {
             self = refused
         } else if let loading = layered?.first(DataLoadingError.self) {
             self = Self(loading: loading)
@@ -19,7 +21,7 @@ extension ImageServerError {
             self = Self(response: response)
         } else if let decoding = layered?.first(ImageDecodingError.self) {
             switch decoding.code {
-            case .tooManyPixels, .tooManyFrames:
+            case .tooManyPixels, .tooManyFrames, .tooComplex:
                 self = ImageServerError(.sourceTooLarge, "the source is too large: \(decoding.message)")
             case .unsupportedFormat:
                 self = ImageServerError(.sourceNotAnImage, "the source is not an image in a format the server reads")

@@ -43,6 +43,10 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         public static let sourceFailed = Code(name: "source_failed", status: 502)
         /// 503: the server is saturated; retry later.
         public static let saturated = Code(name: "saturated", status: 503)
+        /// 503: the request passed the server's ``ImageServerConfiguration/timeout``
+        /// (its queue wait, download and render together), as imgproxy answers
+        /// a timeout; the render was stopped.
+        public static let timedOut = Code(name: "timeout", status: 503)
         /// 504: the source timed out.
         public static let sourceTimedOut = Code(name: "source_timed_out", status: 504)
     }
@@ -56,6 +60,11 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// The answer to a request that passed the server's timeout.
+    static var timedOut: ImageServerError {
+        ImageServerError(.timedOut, "the request took longer than the server's timeout")
     }
 
     /// The HTTP status.

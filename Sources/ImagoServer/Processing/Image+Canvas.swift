@@ -60,9 +60,11 @@ extension Image {
         let inBPP = source.pixelFormat.bytesPerPixel, outBPP = format.bytesPerPixel
         let back = [background.red, background.green, background.blue]
         var pixels = [UInt8](repeating: 0, count: width * height * outBPP)
+        let deadline = WorkDeadline.current
         source.pixels.withUnsafeBufferPointer { input in
             pixels.withUnsafeMutableBufferPointer { output in
                 for row in 0..<height {
+                    if deadline?.hasPassed == true { break }
                     var from = row * source.bytesPerRow
                     var to = row * width * outBPP
                     for _ in 0..<width {

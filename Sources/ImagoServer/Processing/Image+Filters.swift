@@ -12,9 +12,14 @@ extension Image {
         let colourChannels = pixelFormat.hasAlpha ? bpp - 1 : bpp
         let original = packed.pixels, soft = blurred.pixels
         var pixels = original
-        for index in 0..<pixels.count where index % bpp < colourChannels {
-            let value = 2 * Int(original[index]) - Int(soft[index])
-            pixels[index] = UInt8(clamping: value)
+        let deadline = WorkDeadline.current
+        let rowBytes = width * bpp
+        for row in 0..<height {
+            if deadline?.hasPassed == true { break }
+            for index in row * rowBytes..<(row + 1) * rowBytes where index % bpp < colourChannels {
+                let value = 2 * Int(original[index]) - Int(soft[index])
+                pixels[index] = UInt8(clamping: value)
+            }
         }
         var result = Image(width: width, height: height, pixelFormat: pixelFormat, pixels: pixels)
         result.colorProfile = colorProfile
@@ -33,7 +38,9 @@ extension Image {
         let stride = width * bpp
         var pixels = packed.pixels
         var sums = [Int](repeating: 0, count: bpp)
+        let deadline = WorkDeadline.current
         for top in Swift.stride(from: 0, to: height, by: size) {
+            if deadline?.hasPassed == true { break }
             let bottom = Swift.min(top + size, height)
             for left in Swift.stride(from: 0, to: width, by: size) {
                 let right = Swift.min(left + size, width)

@@ -41,18 +41,13 @@ extension Image {
             }
             let originX = gapX / 2 - (count(width, tileWidth) * tileWidth - width) / 2
             let originY = gapY / 2 - (count(height, tileHeight) * tileHeight - height) / 2
+            // The tiles do not overlap: drawn once as a layer the size of
+            // the image, then composited once, the work is the image's
+            // pixels whatever the number of tiles.
+            let layer = Self.tiledLayer(of: stamp, width: width, height: height, origin: (originX, originY),
+                                        tileSize: (tileWidth, tileHeight))
             var result = self.withAlphaForCompositing()
-            var y = originY
-            while y < height {
-                var x = originX
-                while x < width {
-                    if x + stamp.width > 0 && y + stamp.height > 0 {
-                        result.composite(stamp, x: x, y: y, opacity: opacity)
-                    }
-                    x += tileWidth
-                }
-                y += tileHeight
-            }
+            result.composite(layer, x: 0, y: 0, opacity: opacity)
             return result.keepingMetadata(of: self)
         }
         var origin = ResizePlan.position(
@@ -64,6 +59,46 @@ extension Image {
         var result = self.withAlphaForCompositing()
         result.composite(stamp, x: origin.x, y: origin.y, opacity: opacity)
         return result.keepingMetadata(of: self)
+    }
+
+    /// A transparent RGBA `width` x `height` layer with `stamp` (RGBA)
+    /// drawn every `tileSize` from `origin`: each of the stamp's rows is
+    /// laid out once across the width, then copied to every other row it
+    /// falls on.
+    private static func tiledLayer(of stamp: Image, width: Int, height: Int, origin: (x: Int, y: Int),
+                                   tileSize: (width: Int, height: Int)) -> Image {
+        let rowBytes = width * 4
+        var pixels = [UInt8](repeating: 0, count: rowBytes * height)
+        // The columns of the layer each stamp column lands on, as (layer x, stamp x) runs.
+        var runs: [(to: Int, from: Int, count: Int)] = []
+        var x = origin.x
+        while x < width {
+            let first = max(0, -x), last = min(stamp.width, width - x)
+            if first < last { runs.append((x + first, first, last - first)) }
+            x += tileSize.width
+        }
+        let deadline = WorkDeadline.current
+        // The layer row where each stamp row was first drawn, to copy from after.
+        var drawn = [Int](repeating: -1, count: stamp.height)
+        stamp.pixels.withUnsafeBufferPointer { input in
+            pixels.withUnsafeMutableBufferPointer { output in
+                let layer = output.baseAddress!
+                for row in stride(from: max(0, origin.y), to: height, by: 1) {
+                    if deadline?.hasPassed == true { break }
+                    let within = (row - origin.y) % tileSize.height
+                    guard within < stamp.height else { continue }
+                    let target = layer + row * rowBytes
+                    if drawn[within] >= 0 {
+                        target.update(from: layer + drawn[within] * rowBytes, count: rowBytes)
+                    } else {
+                        let from = input.baseAddress! + within * stamp.bytesPerRow
+                        for run in runs { (target + run.to * 4).update(from: from + run.from * 4, count: run.count * 4) }
+                        drawn[within] = row
+                    }
+                }
+            }
+        }
+        return Image(width: width, height: height, pixelFormat: .rgba8, pixels: pixels)
     }
 
     /// The image as RGBA, or RGB when it has no alpha: what a mark is composited onto.
@@ -99,9 +134,11 @@ extension Image {
         let rowStride = bytesPerRow
         let markStride = mark.bytesPerRow
         var pixels = self.pixels
+        let deadline = WorkDeadline.current
         mark.pixels.withUnsafeBufferPointer { input in
             pixels.withUnsafeMutableBufferPointer { output in
                 for row in firstRow..<lastRow {
+                    if deadline?.hasPassed == true { break }
                     var from = row * markStride + firstColumn * 4
                     var to = (row + y) * rowStride + (firstColumn + x) * bpp
                     for _ in firstColumn..<lastColumn {

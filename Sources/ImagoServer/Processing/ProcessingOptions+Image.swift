@@ -17,6 +17,10 @@ extension ProcessingOptions {
     ///     says, last (over the padding too); `nil` (no watermark configured)
     ///     draws nothing, as imgproxy does.
     ///   - watermarkOpacity: What ``Watermark/opacity`` is multiplied by.
+    ///
+    /// Under a ``WorkDeadline`` that passes, the steps stop early and the
+    /// result is incomplete: run it inside ``WorkDeadline/run(_:)``, which
+    /// then throws instead of returning it.
     public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide,
                       watermark: Image? = nil, watermarkOpacity: Double = 1) -> Image {
         var image = source.isAnimated
@@ -26,6 +30,8 @@ extension ProcessingOptions {
             image = image.trimmed(threshold: trim.threshold, background: trim.color,
                                   equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)
         }
+        // Past the deadline, the steps left would be wasted: the result is dropped.
+        if WorkDeadline.currentHasPassed { return image }
         let plan = ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
         switch rotation {
         case 90: image = image.applying(.right)
@@ -67,9 +73,13 @@ extension ProcessingOptions {
                 image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
             }
         }
+        // Past the deadline, the steps left would be wasted: the result is dropped.
+        if WorkDeadline.currentHasPassed { return image }
         if let blur, blur > 0 { image = image.blurred(radius: Self.boxRadius(sigma: blur)) }
-        if let sharpen, sharpen > 0 { image = image.sharpened(radius: Self.boxRadius(sigma: sharpen)) }
-        if let pixelate, pixelate > 1 { image = image.pixelated(blockSize: pixelate) }
+        if let sharpen, sharpen > 0, !WorkDeadline.currentHasPassed { image = image.sharpened(radius: Self.boxRadius(sigma: sharpen)) }
+        if let pixelate, pixelate > 1, !WorkDeadline.currentHasPassed { image = image.pixelated(blockSize: pixelate) }
+        // Past the deadline, the steps left would be wasted: the result is dropped.
+        if WorkDeadline.currentHasPassed { return image }
         if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
             let origin = plan.canvasOrigin
             image = image.placed(onWidth: plan.canvasWidth, height: plan.canvasHeight, x: origin.x, y: origin.y, background: background)

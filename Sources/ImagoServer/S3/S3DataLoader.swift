@@ -64,16 +64,24 @@ public struct S3DataLoader: DataLoading {
 
     /// The HTTP URL of `s3://BUCKET/KEY`.
     ///
-    /// - Throws: ``ImageServerError/Code/badOptions`` for a URL without a bucket or key.
+    /// - Throws: ``ImageServerError/Code/badOptions`` for a URL without a
+    ///   bucket or key; ``ImageServerError/Code/forbiddenSource`` for a key
+    ///   with a `.` or `..` segment (percent-encoded or not), which a store
+    ///   or a proxy that normalises paths would read as another object, or
+    ///   another bucket.
     public func objectURL(for source: URL) throws(ImageServerError) -> URL {
         guard source.scheme?.lowercased() == "s3", let bucket = source.host, !bucket.isEmpty,
               let key = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath, key.count > 1 else {
             throw ImageServerError(.badOptions, "an S3 source is s3://BUCKET/KEY")
         }
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
+            String(segment).removingPercentEncoding ?? String(segment)
+        }
+        guard !segments.contains(where: { $0 == "." || $0 == ".." }) else {
+            throw ImageServerError(.forbiddenSource, "the S3 key \(key.prefix(200)) has a . or .. segment")
+        }
         // Each key segment percent-encoded once, as S3 signs it.
-        let encodedKey = key.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            AWSSignatureV4.encode(String(segment).removingPercentEncoding ?? String(segment))
-        }.joined(separator: "/")
+        let encodedKey = ([""] + segments.map(AWSSignatureV4.encode)).joined(separator: "/")
         let text: String
         if let endpoint = configuration.endpoint {
             let base = endpoint.absoluteString.hasSuffix("/") ? String(endpoint.absoluteString.dropLast()) : endpoint.absoluteString

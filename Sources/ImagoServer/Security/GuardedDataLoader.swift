@@ -29,14 +29,24 @@ public struct GuardedDataLoader: DataLoading {
     public let resolver: any HostResolving
     /// How many redirects one load may follow.
     public let maximumRedirects: Int
-    /// What reads `local:///PATH` sources, once the policy has mapped them to a file under its root.
+    /// What reads `local:///PATH` sources, once the policy has opened them beneath its root.
     public let files: FileDataLoader
     /// What reads `s3://BUCKET/KEY` sources when the policy allows them.
     public let s3: S3DataLoader?
+    /// Download slots per host (`nil`: no limit per host).
+    let hostSlots: HostSlots?
 
     /// Creates a guarded loader.
+    ///
+    /// - Parameters:
+    ///   - downloadsPerHost: With a value, at most this many downloads from
+    ///     one host run at once and as many more wait, each at most
+    ///     `hostSlotWait` seconds; a download that finds no slot in time
+    ///     fails as ``DataLoadingError/Code/timedOut``. Other hosts never wait.
     public init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
-                files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil) {
+                files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
+                downloadsPerHost: Int? = nil, hostSlotWait: Double = 5) {
+        self.hostSlots = downloadsPerHost.map { HostSlots(perHost: $0, maximumWait: hostSlotWait) }
         self.transport = transport
         self.policy = policy
         self.resolver = resolver
@@ -54,11 +64,17 @@ public struct GuardedDataLoader: DataLoading {
     ///   transport throws.
     public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
         if let url = request.url, url.scheme?.lowercased() == "local" {
-            // A file under the local root, read with the file loader's size limit, answered under the local URL.
-            let loaded = try await files.load(URLRequest(url: try policy.localFile(for: url)))
-            let length = loaded.response?.expectedContentLength ?? -1
-            return DataLoadingResponse(response: URLResponse(url: url, mimeType: nil, expectedContentLength: Int(length), textEncodingName: nil),
-                                       body: loaded.body)
+            // A file beneath the local root, opened off the cooperative threads and
+            // read with the file loader's size limit, answered under the local URL.
+            let policy = self.policy
+            let descriptor = try await FileDataLoader.onIOQueue { () throws(DataLoadingError) -> Result<Int32, ImageServerError> in
+                do throws(ImageServerError) { return .success(try policy.openLocalFile(for: url)) } catch { return .failure(error) }
+            }.get()
+            do {
+                return try await files.load(descriptor: descriptor, for: url)
+            } catch let error as DataLoadingError where error.code == .fileUnreadable {
+                throw ImageServerError(.forbiddenSource, "local:\(url.path.prefix(200)) is not served: \(error.message)")
+            }
         }
         if let url = request.url, url.scheme?.lowercased() == "s3" {
             // The store is the operator's own: no address check, no redirects.
@@ -72,11 +88,22 @@ public struct GuardedDataLoader: DataLoading {
         while true {
             let outgoing = try await checked(hopRequest)
             let url = hopRequest.url!
-            let loaded = try await transport.load(outgoing)
+            // One host's slots, held until its body is read: a slow host waits on itself only.
+            let host = "\(url.host ?? ""):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
+            try await hostSlots?.acquire(for: host, url: url)
+            let loaded: DataLoadingResponse
+            do {
+                loaded = try await transport.load(outgoing)
+            } catch {
+                hostSlots?.release(for: host)
+                throw error
+            }
             guard let http = loaded.response as? HTTPURLResponse, [301, 302, 303, 307, 308].contains(http.statusCode),
                   let location = http.value(forHTTPHeaderField: "Location") else {
-                return DataLoadingResponse(response: loaded.response.map { Self.response($0, as: url) }, body: loaded.body)
+                let answered = DataLoadingResponse(response: loaded.response.map { Self.response($0, as: url) }, body: loaded.body)
+                return hostSlots?.holdingSlot(for: host, answered) ?? answered
             }
+            hostSlots?.release(for: host)
             // The redirect's body is dropped unread, which stops that hop.
             guard let target = URL(string: location, relativeTo: url)?.absoluteURL else {
                 throw DataLoadingError(.transport, url: url, message: "the redirect's Location is not a URL: \(location)")

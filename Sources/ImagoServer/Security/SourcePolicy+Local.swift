@@ -1,5 +1,7 @@
 #if Server
+import CImagoSystem
 import Foundation
+import Imago
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,16 +11,14 @@ import Darwin
 #endif
 
 extension SourcePolicy {
-    /// The file a `local:///PATH` source names: `PATH` under ``localRoot``,
-    /// with every symbolic link resolved.
+    /// The path a `local:///PATH` source names, relative to ``localRoot``
+    /// (`sub/b.jpg` for `local:///sub/b.jpg`), judged from the URL alone.
     ///
     /// - Throws: ``ImageServerError``: `forbiddenSource` when local sources
     ///   are off, for a host (`local://HOST/...`), an empty, `.` or `..`
-    ///   component (percent-encoded or not), a NUL, or a path whose real
-    ///   location (symbolic links followed) is outside the root;
-    ///   `sourceNotFound` when there is no such file.
-    public func localFile(for url: URL) throws(ImageServerError) -> URL {
-        guard let root = localRoot else {
+    ///   component (percent-encoded or not), or a NUL.
+    public func localPath(for url: URL) throws(ImageServerError) -> String {
+        guard localRoot != nil else {
             throw ImageServerError(.forbiddenSource, "local sources are off: the server has no local root (--local-root)")
         }
         guard url.host?.isEmpty ?? true else {
@@ -33,21 +33,47 @@ extension SourcePolicy {
         guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
             throw ImageServerError(.forbiddenSource, "the local path \(path.prefix(200)) has an empty, . or .. component")
         }
-        let realRoot = Self.realPath(root.path) ?? root.standardizedFileURL.path
-        guard let real = Self.realPath(realRoot + path) else {
-            throw ImageServerError(.sourceNotFound, "no file at local:\(path.prefix(200))")
-        }
-        guard real.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/") else {
-            throw ImageServerError(.forbiddenSource, "the local path \(path.prefix(200)) leads out of the local root")
-        }
-        return URL(fileURLWithPath: real)
+        return String(path.dropFirst())
     }
 
-    /// The path with every symbolic link, `.` and `..` resolved; `nil` when it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+    /// Opens the file a `local:///PATH` source names, beneath ``localRoot``,
+    /// read-only and non-blocking (a FIFO does not wait for a writer).
+    ///
+    /// The kernel resolves the path against the root's descriptor with no
+    /// way out, at the moment of the open (`openat2` with `RESOLVE_BENEATH`;
+    /// where the kernel lacks it, one `openat` per component with
+    /// `O_NOFOLLOW`): a symbolic link that leads out of the root, an
+    /// absolute one, or a component swapped for such a link while the
+    /// server checks, is refused, never followed. A relative link that
+    /// stays beneath the root is followed (not in the component walk,
+    /// which follows none). The caller owns the descriptor; only a regular
+    /// file should be read from it (``FileDataLoader/load(descriptor:for:)`` checks).
+    ///
+    /// Blocking system calls: call it off Swift's cooperative threads.
+    ///
+    /// - Throws: ``ImageServerError``: as ``localPath(for:)``; `forbiddenSource`
+    ///   for a path that leads out of the root; `sourceNotFound` when there
+    ///   is no such file.
+    public func openLocalFile(for url: URL) throws(ImageServerError) -> Int32 {
+        let path = try localPath(for: url)
+        guard let root = localRoot else { throw ImageServerError(.forbiddenSource, "local sources are off") }
+        let rootDescriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootDescriptor >= 0 else {
+            throw ImageServerError(.sourceNotFound, "the local root \(root.path) cannot be opened: \(String(cString: strerror(errno)))")
+        }
+        defer { close(rootDescriptor) }
+        let descriptor = imago_open_beneath(rootDescriptor, path, O_RDONLY | O_NONBLOCK)
+        guard descriptor < 0 else { return descriptor }
+        let code = errno
+        let shown = path.prefix(200)
+        switch code {
+        case ENOENT:
+            throw ImageServerError(.sourceNotFound, "no file at local:///\(shown)")
+        case EXDEV, ELOOP, EINVAL, ENOTDIR:
+            throw ImageServerError(.forbiddenSource, "the local path /\(shown) leads out of the local root or through a link")
+        default:
+            throw ImageServerError(.forbiddenSource, "local:///\(shown) cannot be opened: \(String(cString: strerror(code)))")
+        }
     }
 }
 #endif

@@ -17,7 +17,7 @@ public struct SourcePolicy: Sendable, Hashable {
     /// Whether non-public addresses are allowed.
     public var allowsPrivateNetworks: Bool
     /// The folder `local:///PATH` sources are read from; `nil` (the
-    /// default) refuses them. See ``localFile(for:)``.
+    /// default) refuses them. See ``openLocalFile(for:)``.
     public var localRoot: URL?
     /// Whether `s3://BUCKET/KEY` sources are read (through the server's
     /// ``S3DataLoader``). Default: `false`.
@@ -37,7 +37,7 @@ public struct SourcePolicy: Sendable, Hashable {
     ///   non-public range, or a `localhost` name.
     public func check(_ url: URL) throws(ImageServerError) {
         if url.scheme?.lowercased() == "local" {
-            _ = try localFile(for: url)
+            _ = try localPath(for: url)
             return
         }
         if url.scheme?.lowercased() == "s3" {

@@ -17,6 +17,9 @@ public struct ImageServerConfiguration: Sendable {
     /// Whether any signature segment is accepted (`insecure` by convention):
     /// for development only.
     public var acceptsUnsignedPaths: Bool
+    /// How many bytes of the HMAC-SHA256 digest a signature carries, 1 to 32
+    /// (imgproxy's `IMGPROXY_SIGNATURE_SIZE`). Default: 32, the whole digest.
+    public var signatureSize: Int
     /// Which sources may be fetched.
     public var sourcePolicy: SourcePolicy
     /// How many images are decoded, processed and encoded at once. Default: the cores.
@@ -25,8 +28,27 @@ public struct ImageServerConfiguration: Sendable {
     /// before the server answers 503 with `Retry-After`. Requests for an
     /// image already in progress join it and take no place.
     public var maximumQueue: Int
-    /// How many sources download at once. Default: 4 per worker, at least 8.
+    /// The most seconds a request may take, its wait for a worker, its
+    /// download and its render together (imgproxy's `IMGPROXY_TIMEOUT`).
+    /// Past it the answer is 503 (``ImageServerError/Code/timedOut``), and
+    /// the render stops at its next check (every row of the resampler, the
+    /// canvas, watermark, trim, blur and sharpen loops, every frame of an
+    /// animation) instead of running on. Default: 10.
+    public var timeout: Double
+    /// How many sources download at once. Default: 8 per worker, at least 32.
     public var maximumConcurrentDownloads: Int
+    /// How many sources download from one host at once; as many more may
+    /// wait, each for at most ``hostSlotWait`` seconds, then fail as a
+    /// timed-out source (504). So one slow host holds a bounded share of
+    /// the downloads, and never delays another host's. Default: 8.
+    public var maximumDownloadsPerHost: Int
+    /// The most seconds a download waits for a slot of its host. Default: 5
+    /// (imgproxy's `IMGPROXY_DOWNLOAD_TIMEOUT`).
+    public var hostSlotWait: Double
+    /// How many `raw` sources stream at once, apart from the image
+    /// downloads: beyond it a `raw` request is answered 503. Default:
+    /// ``maximumConcurrentDownloads``.
+    public var maximumConcurrentStreams: Int
     /// `Cache-Control: public, max-age=` this many seconds. Default: one year.
     public var timeToLive: Int
     /// The formats picked from the client's `Accept` (automatic AVIF and
@@ -85,6 +107,23 @@ public struct ImageServerConfiguration: Sendable {
     /// The largest source, in bytes, read from a `local:///` file; the
     /// default HTTP transport has the same limit. Default: 25 MB.
     public var maximumSourceBytes: Int
+    /// The largest EXIF block a result keeps (with `strip_metadata:0` or
+    /// `keep_copyright`); a larger one is not copied, with a log line.
+    /// Default: 64 KB, what a JPEG `APP1` segment holds.
+    public var maximumKeptExifBytes: Int
+    /// The largest colour profile a result keeps (`strip_color_profile:0`);
+    /// with a larger one the pixels are converted to sRGB instead, with a
+    /// log line. Default: 1 MB.
+    public var maximumKeptProfileBytes: Int
+    /// The bytes renders may hold at once: each reserves what it will
+    /// allocate (its source, decoded canvas, intermediates and the
+    /// encoder's working set for its format and size) before it decodes,
+    /// so concurrent large renders queue instead of growing the process; a
+    /// render larger than the budget runs alone. Memory is handed back to
+    /// the system after large renders. Default: half the machine's memory,
+    /// from 512 MB to 8 GB. (The output cache, ``outputCacheCapacity``,
+    /// comes on top.)
+    public var maximumMemory: Int
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -103,11 +142,16 @@ public struct ImageServerConfiguration: Sendable {
     public init(signingKeys: [SigningKey] = [], acceptsUnsignedPaths: Bool = false) {
         self.signingKeys = signingKeys
         self.acceptsUnsignedPaths = acceptsUnsignedPaths
+        self.signatureSize = SigningKey.digestSize
         self.sourcePolicy = SourcePolicy()
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         self.workers = cores
         self.maximumQueue = 256
-        self.maximumConcurrentDownloads = max(8, 4 * cores)
+        self.timeout = 10
+        self.maximumConcurrentDownloads = max(32, 8 * cores)
+        self.maximumDownloadsPerHost = 8
+        self.hostSlotWait = 5
+        self.maximumConcurrentStreams = max(32, 8 * cores)
         self.timeToLive = 31_536_000
         self.formatNegotiation = FormatNegotiation()
         self.defaultQuality = nil
@@ -123,6 +167,9 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount
         self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
         self.outputCacheCapacity = 64 * 1024 * 1024
+        self.maximumMemory = MemoryBudget.defaultLimit
+        self.maximumKeptExifBytes = 65_533
+        self.maximumKeptProfileBytes = 1 << 20
         self.dataCache = nil
         self.transport = nil
         self.resolver = SystemHostResolver()
@@ -130,11 +177,13 @@ public struct ImageServerConfiguration: Sendable {
     }
 
     /// The loader used when ``transport`` is `nil`.
-    static func defaultTransport(logger: Logger, maximumBytes: Int = DataLoader.defaultMaximumResponseSize) -> any DataLoading {
+    static func defaultTransport(logger: Logger, maximumBytes: Int = DataLoader.defaultMaximumResponseSize,
+                                 maximumConnectionsPerHost: Int = 8) -> any DataLoading {
         var loader = AsyncHTTPClientDataLoader.Configuration()
         loader.maximumResponseSize = maximumBytes
         loader.followsRedirects = false
         loader.totalTimeout = 30
+        loader.maximumConnectionsPerHost = maximumConnectionsPerHost
         return AsyncHTTPClientDataLoader(configuration: loader, logger: logger)
     }
 }

@@ -67,12 +67,14 @@ final class ImageServerEngine: Sendable {
     private let loader: GuardedDataLoader
     private let outputs: LRUStore<RenderIdentity, RenderedImage>
     private let metrics: ServerMetrics
-    /// How many `raw` sources are being streamed; at most as many as downloads.
+    /// How many `raw` sources are being streamed; at most ``ImageServerConfiguration/maximumConcurrentStreams``.
     private let streams = Locked(0)
     /// The S3 loader sources and an `s3://` result store use, when S3 is configured.
     let s3Loader: S3DataLoader?
     /// How many sources were decoded, for tests of merged work.
     private let decodes = Locked(0)
+    /// The bytes renders may hold at once.
+    let memory: MemoryBudget
 
     /// How many sources were decoded (a still or an animation each).
     var decodeCount: Int { decodes.withLock { $0 } }
@@ -80,7 +82,8 @@ final class ImageServerEngine: Sendable {
     init(configuration: ImageServerConfiguration) {
         self.configuration = configuration
         let transport = configuration.transport
-            ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes)
+            ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes,
+                                                         maximumConnectionsPerHost: configuration.maximumDownloadsPerHost)
         var policy = configuration.sourcePolicy
         policy.allowsS3 = policy.allowsS3 || configuration.s3 != nil
         let s3Loader = configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
@@ -90,7 +93,9 @@ final class ImageServerEngine: Sendable {
             policy: policy,
             resolver: configuration.resolver,
             files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
-            s3: s3Loader
+            s3: s3Loader,
+            downloadsPerHost: configuration.maximumDownloadsPerHost,
+            hostSlotWait: configuration.hostSlotWait
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
@@ -115,6 +120,20 @@ final class ImageServerEngine: Sendable {
         // An output larger than a quarter of the budget is not kept.
         outputs = LRUStore(costLimit: configuration.outputCacheCapacity, entryCostLimit: configuration.outputCacheCapacity / 4)
         metrics = ServerMetrics()
+        memory = MemoryBudget(limit: configuration.maximumMemory)
+    }
+
+    /// What a render of `source` with `options` will allocate (``RenderCost``),
+    /// from the header's size and the plan's; a header that does not parse
+    /// counts its bytes alone (the decode then fails on its own).
+    private func renderCost(of source: Data, options: ProcessingOptions) -> Int {
+        guard let info = try? ImageDecoders.info(for: source) else { return source.count }
+        let plan = ResizePlan(sourceWidth: info.width, sourceHeight: info.height, options: options, maximumSide: configuration.maximumOutputSide)
+        let output = max(plan.scaledWidth * plan.scaledHeight, plan.resultWidth * plan.resultHeight)
+        // An animation is decoded a frame at a time, over a canvas of the same size.
+        let decoded = info.width.multipliedReportingOverflow(by: info.height * (info.frameCount > 1 ? 2 : 1))
+        return RenderCost.estimate(sourceBytes: source.count, decodedPixels: decoded.overflow ? .max / 16 : decoded.partialValue,
+                                   outputPixels: output, format: options.format?.imageFormat ?? info.format)
     }
 
     /// How many distinct jobs are admitted and not finished.
@@ -128,9 +147,13 @@ final class ImageServerEngine: Sendable {
         defer { metrics.inFlight.decrement() }
         let reply: ImageServerReply
         do {
-            reply = try await answer(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
+            // The request's deadline: past it, a 503 at once; the render
+            // (which has the same deadline) stops at its next check.
+            reply = try await withinDeadline(configuration.timeout, timeout: { ImageServerError.timedOut }) { [self] in
+                try await answer(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
+            }
         } catch {
-            reply = errorReply(error)
+            reply = errorReply(ImageServerError(answering: error))
         }
         metrics.responded(reply, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
         return reply
@@ -207,7 +230,7 @@ final class ImageServerEngine: Sendable {
     /// answer forbids sniffing and scripts, so a source cannot put a page
     /// on the server's origin.
     private func streamed(_ source: URL, disposition: ContentDisposition, maximumAge: Int) async throws(ImageServerError) -> ImageServerReply {
-        guard let lease = StreamLease(count: streams, limit: max(1, configuration.maximumConcurrentDownloads)) else {
+        guard let lease = StreamLease(count: streams, limit: max(1, configuration.maximumConcurrentStreams)) else {
             throw ImageServerError(.saturated, "the server is busy; retry in a moment")
         }
         do {
@@ -309,7 +332,7 @@ final class ImageServerEngine: Sendable {
         // Every key is tried, so the time taken does not tell which matched.
         var valid = false
         for key in configuration.signingKeys {
-            valid = key.isValid(signature: path.signature, forPath: path.signedPart) || valid
+            valid = key.isValid(signature: path.signature, forPath: path.signedPart, size: configuration.signatureSize) || valid
         }
         guard valid else { throw ImageServerError(.badSignature, "the signature does not match the path") }
     }
@@ -321,9 +344,24 @@ final class ImageServerEngine: Sendable {
     private func render(
         _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
     ) async throws(ImageServerError) -> RenderedImage {
+        // The work queue's closures run under it (`Dispatching.perform`), and their loops check it.
+        let deadline = WorkDeadline(secondsFromNow: configuration.timeout)
+        do {
+            return try await WorkDeadline.$current.withValue(deadline) {
+                try await renderUnderDeadline(source, options: options, key: key, job: job)
+            }
+        } catch {
+            throw error as? ImageServerError ?? ImageServerError(answering: error)
+        }
+    }
+
+    private func renderUnderDeadline(
+        _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
+    ) async throws(ImageServerError) -> RenderedImage {
         let maximumSide = configuration.maximumOutputSide
         let defaultQuality = configuration.defaultQuality
         let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
+        let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
         do {
             if let stored = await storedResult(for: key) { return kept(stored, for: key, storing: false) }
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
@@ -336,42 +374,47 @@ final class ImageServerEngine: Sendable {
                let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
                 return kept(skipped, for: key)
             }
-            if configuration.maximumAnimationFrames > 1,
-               let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
-                return kept(animated, for: key)
-            }
-            let loaded = try await decoded(bytes, request: request, keepsProfile: Self.keepsProfile(options, format: options.format),
-                                           autoRotates: options.autoRotates, job: job)
-            let started = DispatchTime.now().uptimeNanoseconds
-            let trace = ServiceContext.current ?? .topLevel
-            let (data, format) = try await job.withSlot {
-                try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                    let (image, format) = withSpan(SpanName.process, context: trace) { _ in
-                        let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
-                                                      watermark: watermark, watermarkOpacity: watermarkOpacity)
-                        // `options.format` is set unless the output follows the source.
-                        let format = options.format ?? ProcessingOptions.format(
-                            following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
-                        )
-                        return (options.flattened(processed, for: format), format)
-                    }
-                    return try withSpan(SpanName.encode, context: trace) { span in
-                        span.attributes["imago.format"] = format.rawValue
-                        let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
-                        return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options), format)
+            // The bytes the rest will allocate, reserved first: large renders queue instead of growing the process.
+            return try await memory.withReservation(of: renderCost(of: bytes.data, options: options)) { [self] in
+                if configuration.maximumAnimationFrames > 1,
+                   let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
+                    return kept(animated, for: key)
+                }
+                let loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, source: bytes.data),
+                                               autoRotates: options.autoRotates, job: job)
+                let started = DispatchTime.now().uptimeNanoseconds
+                let trace = ServiceContext.current ?? .topLevel
+                let (data, format) = try await job.withSlot {
+                    try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
+                        let (image, format) = withSpan(SpanName.process, context: trace) { _ in
+                            let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
+                                                          watermark: watermark, watermarkOpacity: watermarkOpacity)
+                            // `options.format` is set unless the output follows the source.
+                            let format = options.format ?? ProcessingOptions.format(
+                                following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
+                            )
+                            return (options.flattened(processed, for: format), format)
+                        }
+                        // A stopped render is not encoded.
+                        try WorkDeadline.checkCurrent()
+                        return try withSpan(SpanName.encode, context: trace) { span in
+                            span.attributes["imago.format"] = format.rawValue
+                            let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
+                            return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options, limit: exifLimit, logger: logger), format)
+                        }
                     }
                 }
+                let finished = DispatchTime.now().uptimeNanoseconds
+                return kept(RenderedImage(
+                    data: data,
+                    format: format.imageFormat,
+                    etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
+                    sourceLayer: loaded.source.rawValue,
+                    sourceByteCount: loaded.byteCount,
+                    sourceMetrics: loaded.metrics,
+                    renderingTime: Double(finished - started) / 1e9
+                ), for: key)
             }
-            let finished = DispatchTime.now().uptimeNanoseconds
-            return kept(RenderedImage(
-                data: data,
-                format: format.imageFormat,
-                etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
-                sourceLayer: loaded.source.rawValue,
-                sourceByteCount: loaded.byteCount,
-                sourceMetrics: loaded.metrics,
-                renderingTime: Double(finished - started) / 1e9
-            ), for: key)
         } catch {
             let failure = ImageServerError(answering: error)
             metrics.failed(failure)
@@ -489,13 +532,33 @@ final class ImageServerEngine: Sendable {
         !options.stripsColorProfile && format != .gif
     }
 
+    /// ``keepsProfile(_:format:)``, and the source's profile is no larger
+    /// than ``ImageServerConfiguration/maximumKeptProfileBytes``: a larger
+    /// one is not copied (the pixels are converted to sRGB with it
+    /// instead), with a log line.
+    private func keepsProfile(_ options: ProcessingOptions, format: ProcessingOptions.OutputFormat?, source: Data) -> Bool {
+        guard Self.keepsProfile(options, format: format) else { return false }
+        let size = (try? ImageDecoders.info(for: source))?.colorProfile?.data.count ?? 0
+        guard size <= configuration.maximumKeptProfileBytes else {
+            configuration.logger.info("a colour profile of \(size) bytes is not kept (the limit is \(configuration.maximumKeptProfileBytes)); the image is converted to sRGB")
+            return false
+        }
+        return true
+    }
+
     /// `encoded` with the source's EXIF as the options say: all of it
     /// (turned "up") with `strip_metadata` off, only `Artist` and
     /// `Copyright` with `keep_copyright`, else none; JPEG, PNG and WebP
     /// results only (EXIF is read from JPEG, PNG and WebP sources).
-    static func withMetadata(_ encoded: Data, format: ProcessingOptions.OutputFormat, source: Data, options: ProcessingOptions) -> Data {
+    /// EXIF larger than `limit` bytes is not copied (with a log line).
+    static func withMetadata(_ encoded: Data, format: ProcessingOptions.OutputFormat, source: Data, options: ProcessingOptions,
+                             limit: Int, logger: Logger) -> Data {
         guard [.jpeg, .png, .webp].contains(format), !options.stripsMetadata || options.keepsCopyright,
               let tiff = ExifMetadata.tiff(in: source) else { return encoded }
+        guard tiff.count <= limit else {
+            logger.info("EXIF of \(tiff.count) bytes is not kept (the limit is \(limit))")
+            return encoded
+        }
         // Turned upright, the pixels need an EXIF that says "up"; left as stored, the source's orientation.
         let kept = options.stripsMetadata ? ExifMetadata.copyright(in: tiff) : options.autoRotates ? ExifMetadata.upright(tiff) : tiff
         return kept.map { ExifMetadata.inserting($0, into: encoded, format: format.imageFormat) } ?? encoded
@@ -563,7 +626,8 @@ final class ImageServerEngine: Sendable {
         guard let encoder = ImageEncoders.animationEncoder(for: format.imageFormat, quality: quality) else { return nil }
         var decodingOptions = pipeline.configuration.decodingOptions
         decodingOptions.thumbnail = request.thumbnail
-        if Self.keepsProfile(options, format: format) { decodingOptions.colorManagement = .keepOriginal }
+        if keepsProfile(options, format: format, source: bytes.data) { decodingOptions.colorManagement = .keepOriginal }
+        let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
         let source = bytes.data
         let limits = decodingOptions
         let decoder = pipeline.configuration.decoder
@@ -581,13 +645,15 @@ final class ImageServerEngine: Sendable {
                         let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
                                                            watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
                         let image = frameOptions.flattened(processed, for: format)
+                        try WorkDeadline.checkCurrent()
                         let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
                         writer = current
                         try current.add(image, duration: frame.frames[0].duration ?? 0.1)
-                        return true
+                        // Past the deadline, no next frame (`perform` then throws).
+                        return !WorkDeadline.currentHasPassed
                     }
                     guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
-                    return Self.withMetadata(try writer.finish(), format: format, source: source, options: options)
+                    return Self.withMetadata(try writer.finish(), format: format, source: source, options: options, limit: exifLimit, logger: logger)
                 }
             }
         }

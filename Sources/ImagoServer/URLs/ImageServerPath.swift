@@ -428,7 +428,8 @@ public struct ImageServerPath: Sendable, Hashable {
             guard let time = Int(arguments[0]) else {
                 throw bad("expires must be a Unix time, not \"\(arguments[0].prefix(20))\"")
             }
-            options.expires = time > 0 ? time : nil
+            // Any time, 0 and negative ones too, is a time: those are past.
+            options.expires = time
         case "filename", "fn":
             try expectCount(1...2)
             var name = String(arguments[0]).removingPercentEncoding ?? String(arguments[0])

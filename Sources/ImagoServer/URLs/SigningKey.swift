@@ -39,16 +39,34 @@ public struct SigningKey: Sendable, Hashable {
         self.init(key: key, salt: salt)
     }
 
-    /// The signature of `path` (everything after the signature segment, starting with `/`).
-    public func signature(forPath path: some StringProtocol) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: salt + Array(path.utf8), using: SymmetricKey(data: key))
-        return Self.base64URL(Data(code))
+    /// The length of an HMAC-SHA256 digest, the longest signature: 32 bytes.
+    public static let digestSize = SHA256.byteCount
+
+    /// The signature of `path` (everything after the signature segment, starting with `/`),
+    /// the digest cut to its first `size` bytes (imgproxy's `IMGPROXY_SIGNATURE_SIZE`).
+    public func signature(forPath path: some StringProtocol, size: Int = Self.digestSize) -> String {
+        Self.base64URL(Data(digest(forPath: path).prefix(max(1, min(size, Self.digestSize)))))
     }
 
     /// Whether `signature` signs `path`, compared in constant time.
-    public func isValid(signature: some StringProtocol, forPath path: some StringProtocol) -> Bool {
-        guard let code = Self.data(base64URL: signature), code.count == SHA256.byteCount else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: salt + Array(path.utf8), using: SymmetricKey(data: key))
+    ///
+    /// A signature has one spelling only: unpadded base64url of exactly
+    /// `size` bytes (32 unless cut with `IMGPROXY_SIGNATURE_SIZE`), with
+    /// the unused bits of its last character zero. Padding, other
+    /// lengths and other alphabets are refused, so no cache downstream
+    /// can be given one signature under many keys.
+    public func isValid(signature: some StringProtocol, forPath path: some StringProtocol, size: Int = Self.digestSize) -> Bool {
+        let size = max(1, min(size, Self.digestSize))
+        guard let given = Self.data(canonicalBase64URL: signature), given.count == size else { return false }
+        let expected = Array(digest(forPath: path).prefix(size))
+        // Constant time: every byte is compared whatever the first difference.
+        var difference: UInt8 = 0
+        for (left, right) in zip(given, expected) { difference |= left ^ right }
+        return difference == 0
+    }
+
+    private func digest(forPath path: some StringProtocol) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: salt + Array(path.utf8), using: SymmetricKey(data: key)))
     }
 
     static func bytes(hex: String) -> [UInt8]? {
@@ -78,6 +96,15 @@ public struct SigningKey: Sendable, Hashable {
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes the one spelling ``base64URL(_:)`` writes: unpadded
+    /// base64url whose last character carries no stray bits; `nil` for
+    /// anything else (padding, `+` or `/`, a length no byte count gives).
+    static func data(canonicalBase64URL text: some StringProtocol) -> Data? {
+        guard !text.utf8.contains(UInt8(ascii: "=")), let data = data(base64URL: text),
+              base64URL(data).utf8.elementsEqual(text.utf8) else { return nil }
+        return data
     }
 
     /// Decodes base64url, with or without padding; `nil` for anything else.

@@ -55,6 +55,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Accept any signature segment (for development).")
     var unsigned = false
 
+    @Option(help: "Bytes of the HMAC-SHA256 digest a signature carries, 1 to 32 (IMGPROXY_SIGNATURE_SIZE).")
+    var signatureSize = 32
+
     @Option(name: .customLong("allow-host"), help: "A host sources may come from (images.example.com or *.example.com); repeatable. Default: any.")
     var allowedHosts: [String] = []
 
@@ -99,6 +102,21 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
     var maxQueue = 256
+
+    @Option(help: "Megabytes renders may hold at once (source, decoded image, intermediates, encoder); larger renders wait for each other. Default: half the machine's memory, 512 to 8192.")
+    var maxMemory: Int?
+
+    @Option(help: "The most seconds a request may take, its wait for a worker, download and render together; past it the answer is 503 and the render stops (IMGPROXY_TIMEOUT).")
+    var timeout = 10.0
+
+    @Option(help: "The most seconds from a connection's opening to its whole first request head (IMGPROXY_READ_REQUEST_TIMEOUT).")
+    var readRequestTimeout = 10.0
+
+    @Option(help: "The most seconds a connection waits for its next request after a response; 0: one request per connection (IMGPROXY_KEEP_ALIVE_TIMEOUT).")
+    var keepAliveTimeout = 10.0
+
+    @Option(help: "The most connections open at once; beyond it the longest-idle connection is closed to make room (IMGPROXY_MAX_CLIENTS). The descriptor limit is raised to fit where the system allows.")
+    var maxClients = 2048
 
     @Option(help: "Cache-Control max-age of images, in seconds.")
     var ttl = 31_536_000
@@ -175,6 +193,15 @@ struct Serve: AsyncParsableCommand {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1.") }
         guard resultStoreTimeout > 0, resultStoreTimeout.isFinite else { throw ValidationError("--result-store-timeout must be a positive number of seconds.") }
         if maxQueue < 0 { throw ValidationError("--max-queue cannot be negative.") }
+        guard (1...32).contains(signatureSize) else { throw ValidationError("--signature-size must be from 1 to 32.") }
+        for (name, value) in [("--timeout", timeout), ("--read-request-timeout", readRequestTimeout)] {
+            guard value.isFinite, value > 0, value <= 86_400 else { throw ValidationError("\(name) must be seconds above 0, at most a day.") }
+        }
+        guard keepAliveTimeout.isFinite, keepAliveTimeout >= 0, keepAliveTimeout <= 86_400 else {
+            throw ValidationError("--keep-alive-timeout must be seconds, 0 to a day.")
+        }
+        if maxClients < 1 { throw ValidationError("--max-clients must be at least 1.") }
+        if let maxMemory, !(16...(1 << 30)).contains(maxMemory) { throw ValidationError("--max-memory must be megabytes, at least 16.") }
         if let resultStore {
             guard let url = URL(string: resultStore), ["file", "s3"].contains(url.scheme?.lowercased() ?? "") else {
                 throw ValidationError("--result-store must be file:///DIR or s3://BUCKET/PREFIX.")
@@ -301,11 +328,13 @@ struct Serve: AsyncParsableCommand {
         let tracing = ServeTracing.describe(flag: otlpEndpoint, protocolFlag: otlpProtocol, enabled: otlp,
                                             environment: ProcessInfo.processInfo.environment)
         let pairs: [(String, String)] = [
-            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"),
+            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("signature-size", "\(signatureSize)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
-            ("max-queue", "\(maxQueue)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
+            ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
+            ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
+            ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
             ("auto-webp", "\(autoWebp)"), ("auto-avif", "\(autoAvif)"), ("auto-jxl", "\(autoJxl)"),
             ("enforce-webp", "\(enforceWebp)"), ("enforce-avif", "\(enforceAvif)"), ("enforce-jxl", "\(enforceJxl)"),
@@ -362,9 +391,13 @@ struct Serve: AsyncParsableCommand {
                                                   localRoot: localRoot.map { URL(fileURLWithPath: $0, isDirectory: true) })
         if let workers {
             configuration.workers = workers
-            configuration.maximumConcurrentDownloads = max(8, 4 * workers)
+            configuration.maximumConcurrentDownloads = max(32, 8 * workers)
+            configuration.maximumConcurrentStreams = max(32, 8 * workers)
         }
         configuration.maximumQueue = maxQueue
+        configuration.signatureSize = signatureSize
+        configuration.timeout = timeout
+        if let maxMemory { configuration.maximumMemory = maxMemory << 20 }
         if useS3 {
             var s3 = S3DataLoader.Configuration.fromEnvironment(endpoint: s3Endpoint.flatMap(URL.init(string:)))
             if let s3Region { s3.region = s3Region }
@@ -426,9 +459,18 @@ struct Serve: AsyncParsableCommand {
         ImageServer<BasicRequestContext>(configuration: configuration).addRoutes(to: router)
 
         let host = self.host
+        // Room for every client, and for the sources, caches and stores beside them.
+        let descriptors = DescriptorLimit.raise(toFit: maxClients + DescriptorLimit.reserve)
+        let clients = min(maxClients, max(1, descriptors - DescriptorLimit.reserve))
+        if clients < maxClients {
+            logger.warning("the descriptor limit is \(descriptors): at most \(clients) clients, not \(maxClients)")
+        }
+        let connections = ConnectionGuard(limits: .init(readRequestTimeout: readRequestTimeout, keepAliveTimeout: keepAliveTimeout,
+                                                        maximumConnections: clients))
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "imago"),
+            server: .http1(configuration: connections.http1Configuration()),
+            configuration: .init(address: .hostname(host, port: port), serverName: "imago", backlog: 1024),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")

@@ -98,9 +98,12 @@ import Testing
     @Test func expiredURLsAre404AndOthersServe() async throws {
         let origin = try await Fixture.origin()
         try await Fixture.withServer(Fixture.configuration()) { client, _ in
-            let expired = try await client.execute(uri: Fixture.path("exp:1000/w:20", origin.url("/a.png")), method: .get)
-            #expect(expired.status == .notFound)
-            #expect(expired.errorCode == "expired")
+            // 0 and negative times are times too, long past: not "never".
+            for time in ["1000", "0", "-1", "-9223372036854775808"] {
+                let expired = try await client.execute(uri: Fixture.path("exp:\(time)/w:20", origin.url("/a.png")), method: .get)
+                #expect(expired.status == .notFound, "exp:\(time)")
+                #expect(expired.errorCode == "expired", "exp:\(time)")
+            }
             let fresh = try await client.execute(uri: Fixture.path("exp:4102444800/w:20", origin.url("/a.png")), method: .get)
             #expect(fresh.status == .ok)
         }

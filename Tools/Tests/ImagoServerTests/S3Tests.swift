@@ -166,6 +166,32 @@ import FoundationNetworking
         }
     }
 
+    /// S3 answers an object stored without a type as `binary/octet-stream`
+    /// (moto as AWS): the bytes decide, as with `application/octet-stream`.
+    /// A key that a normalising store would read elsewhere is never sent.
+    @Test func untypedObjectsAreSniffedAndDotSegmentsAreRefused() async throws {
+        let moto = try await Moto()
+        #expect(try await Self.put(moto.endpoint.appendingPathComponent("photos")) == 200)
+        #expect(try await Self.put(moto.endpoint.appendingPathComponent("secret")) == 200)
+        #expect(try await Self.put(URL(string: "\(moto.endpoint)/photos/untyped")!, Fixture.png) == 200)
+        #expect(try await Self.put(URL(string: "\(moto.endpoint)/secret/key.png")!, Fixture.png, contentType: "image/png") == 200)
+        let configuration = Fixture.configuration {
+            $0.s3 = S3DataLoader.Configuration(endpoint: moto.endpoint, region: "us-east-1", credentials: Self.credentials)
+        }
+        try await Fixture.withServer(configuration) { client, server in
+            let untyped = try await client.execute(uri: Fixture.path("w:40", URL(string: "s3://photos/untyped")!), method: .get)
+            #expect(untyped.status == .ok, "\(String(decoding: untyped.data.prefix(300), as: UTF8.self))")
+            #expect(try untyped.image().width == 40)
+            for key in ["photos/../secret/key.png", "photos/%2E%2E/secret/key.png", "photos/%2e./secret/key.png",
+                        "photos/./untyped", "photos/%2E/untyped", "photos/a/.."] {
+                let refused = try await client.execute(uri: Fixture.path("w:40", URL(string: "s3://\(key)")!), method: .get)
+                #expect(refused.status == .forbidden, "\(key)")
+                #expect(refused.errorCode == "forbidden_source", "\(key)")
+            }
+            #expect(server.pipeline.statistics.downloads == 1, "only the untyped object was fetched")
+        }
+    }
+
     @Test func aRefusalIsA403WithS3sReasonAnd5xxIsRetried() async throws {
         let denied = """
         <?xml version="1.0" encoding="UTF-8"?><Error><Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and the current time is too large.</Message></Error>

@@ -35,6 +35,44 @@ import Testing
         #expect(!key.isValid(signature: good + "==", forPath: documented + "/"))
     }
 
+    /// Every other spelling of a valid signature decodes to the same bytes
+    /// in a lenient decoder; each would be a separate cache key downstream.
+    @Test func aSignatureHasExactlyOneSpelling() {
+        let good = key.signature(forPath: documented)
+        #expect(good.utf8.count == 43)
+        let middle = good.index(good.startIndex, offsetBy: 20)
+        // The last character carries 4 bits of the digest and 2 zero bits:
+        // the next 3 characters of the alphabet decode to the same digest.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = alphabet.firstIndex(of: good.last!)!
+        let strayBits = (1...3).map { String(good.dropLast()) + String(alphabet[last + $0]) }
+        let spellings = [
+            good + "=", good + "==", "=" + good, String(good[..<middle]) + "=" + String(good[middle...]),
+            good.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"),
+            good + "A", " " + good, good + "\n",
+        ] + strayBits
+        for spelling in spellings where spelling != good {
+            #expect(!key.isValid(signature: spelling, forPath: documented), "\(spelling) was accepted")
+        }
+        #expect(key.isValid(signature: good, forPath: documented))
+    }
+
+    /// imgproxy's `IMGPROXY_SIGNATURE_SIZE`: the digest's first N bytes.
+    @Test func aShortSignatureIsTheDigestsFirstBytes() throws {
+        func bytes(_ text: String) -> Data? {
+            let standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            return Data(base64Encoded: standard + String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4))
+        }
+        let whole = try #require(bytes(key.signature(forPath: documented)))
+        for size in [1, 8, 16, 31] {
+            let short = key.signature(forPath: documented, size: size)
+            #expect(bytes(short) == whole.prefix(size))
+            #expect(key.isValid(signature: short, forPath: documented, size: size))
+            #expect(!key.isValid(signature: short, forPath: documented), "a short signature where the whole digest is expected")
+            #expect(!key.isValid(signature: key.signature(forPath: documented), forPath: documented, size: size), "the whole digest where \(size) bytes are expected")
+        }
+    }
+
     @Test func keysMustBeHexadecimal() throws {
         for (key, salt, wrong) in [("xyz0", "00", "key"), ("", "00", "key"), ("00", "abc", "salt"), ("00", "0g", "salt")] {
             let error = #expect(throws: SigningKey.InvalidHex.self) { try SigningKey(hexKey: key, hexSalt: salt) }

@@ -128,11 +128,15 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
 
 extension Dispatching {
     /// Runs CPU-bound stage work (decoding, processing) on this queue, off
-    /// the cooperative thread pool, and waits for its result.
+    /// the cooperative thread pool, and waits for its result. The calling
+    /// task's ``WorkDeadline/current`` carries over: the work runs under it
+    /// (``WorkDeadline/run(_:)``), and none starts once it has passed.
     package func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try Task.checkCancellation()
+        let deadline = WorkDeadline.current
+        if let deadline, deadline.hasPassed { throw WorkDeadlineExceeded(deadline: deadline) }
         return try await withCheckedThrowingContinuation { continuation in
-            dispatch { continuation.resume(with: Result { try work() }) }
+            dispatch { continuation.resume(with: Result { try deadline.map { try $0.run(work) } ?? work() }) }
         }
     }
 }

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `imago serve`'s listener attacked as a hostile client would: heads sent
+/// slowly or never, kept-alive connections held idle, floods of idle
+/// connections. Each attack is bounded by the listener's limits, and
+/// `/health` answers throughout.
+@Suite struct HostileClientTests {
+    /// A raw TCP connection to the server, for what an HTTP client will not send.
+    final class RawConnection {
+        let descriptor: Int32
+
+        init(port: Int) throws {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                close(descriptor)
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        }
+
+        deinit { close(descriptor) }
+
+        /// Sends `text`; false when the server has closed the connection.
+        @discardableResult
+        func send(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        }
+
+        /// What arrives within `seconds`: the bytes, and whether the server closed the connection.
+        func receive(within seconds: Double) -> (data: Data, closed: Bool) {
+            var received = Data()
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, Int32(max(1, end.timeIntervalSinceNow * 1000)))
+                guard ready > 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let count = recv(descriptor, &buffer, buffer.count, 0)
+                if count <= 0 { return (received, true) }
+                received.append(contentsOf: buffer.prefix(count))
+                if let text = String(data: received, encoding: .utf8), text.contains("\r\n\r\n"), text.hasSuffix("ok") { return (received, false) }
+            }
+            return (received, false)
+        }
+
+        /// Waits up to `seconds` for the server to close the connection.
+        func closedByServer(within seconds: Double) -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if receive(within: end.timeIntervalSinceNow).closed { return true }
+            }
+            return false
+        }
+    }
+
+    /// `GET /health` over a connection of its own: the status line, or `nil`.
+    static func health(port: Int) -> String? {
+        guard let connection = try? RawConnection(port: port) else { return nil }
+        connection.send("GET /health HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        let answer = connection.receive(within: 5).data
+        return String(decoding: answer, as: UTF8.self).split(separator: "\r\n").first.map(String.init)
+    }
+
+    @Test func headsThatArriveSlowlyOrNeverAreCutAtTheReadTimeout() async throws {
+        let server = try ServeTests.Running(["--unsigned", "--read-request-timeout", "1"])
+        let silent = try (0..<5).map { _ in try RawConnection(port: server.port) }
+        let partial = try (0..<5).map { _ in try RawConnection(port: server.port) }
+        for connection in partial { connection.send("GET /heal") }
+        let dribbling = try (0..<5).map { _ in try RawConnection(port: server.port) }
+        for connection in dribbling { connection.send("GET /health HTTP/1.1\r\n") }
+        // A header line every 300 ms: each keeps the head coming, none completes it.
+        let started = Date()
+        var closed = Set<Int>()
+        while Date().timeIntervalSince(started) < 6, closed.count < 15 {
+            for (index, connection) in (silent + partial + dribbling).enumerated() where !closed.contains(index) {
+                if index >= 10 { connection.send("X-Slow-\(Int(Date().timeIntervalSince(started) * 10)): 1\r\n") }
+                if connection.receive(within: 0.02).closed { closed.insert(index) }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(closed.count == 15, "every slow head was cut: \(closed.sorted())")
+        #expect(Date().timeIntervalSince(started) < 5, "within the read timeout and a margin")
+        #expect(Self.health(port: server.port) == "HTTP/1.1 200 OK")
+        #expect(server.stop() == 0)
+    }
+
+    @Test func anIdleKeptAliveConnectionIsClosedAfterTheKeepAliveTimeout() async throws {
+        let server = try ServeTests.Running(["--unsigned", "--keep-alive-timeout", "1"])
+        let connection = try RawConnection(port: server.port)
+        connection.send("GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        let first = connection.receive(within: 5)
+        #expect(String(decoding: first.data, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        #expect(!first.closed, "kept alive after the answer")
+        #expect(connection.closedByServer(within: 4), "closed once idle for the keep-alive timeout")
+        // With 0, one request per connection.
+        #expect(server.stop() == 0)
+        let once = try ServeTests.Running(["--unsigned", "--keep-alive-timeout", "0"])
+        let single = try RawConnection(port: once.port)
+        single.send("GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(single.closedByServer(within: 5))
+        #expect(once.stop() == 0)
+    }
+
+    /// More idle connections than the server admits: the oldest idle ones
+    /// are shed, so new clients, `/health` among them, still get answers.
+    @Test func aFloodOfIdleConnectionsNeitherExhaustsTheServerNorBlocksHealth() async throws {
+        let server = try ServeTests.Running(["--unsigned", "--max-clients", "40", "--read-request-timeout", "30"])
+        var flood: [RawConnection] = []
+        for index in 0..<300 {
+            flood.append(try RawConnection(port: server.port))
+            if index % 50 == 49 {
+                #expect(Self.health(port: server.port) == "HTTP/1.1 200 OK", "after \(index + 1) idle connections")
+            }
+        }
+        // The flood was shed down to the limit: most of it is closed.
+        let shed = flood.filter { $0.receive(within: 0.01).closed }.count
+        #expect(shed >= 300 - 40, "\(shed) of 300 idle connections were closed")
+        #expect(Self.health(port: server.port) == "HTTP/1.1 200 OK")
+        #expect(server.stop() == 0)
+    }
+
+    /// `imago ARGUMENTS` to its exit: the status and both outputs.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let (out, err) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both to their ends before waiting, so that neither pipe fills.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func theListenerFlagsAreCheckedAndReadFromImgproxysVariables() throws {
+        for (flag, value) in [("--timeout", "0"), ("--read-request-timeout", "-1"), ("--keep-alive-timeout", "nan"),
+                              ("--max-clients", "0"), ("--signature-size", "33"), ("--signature-size", "0")] {
+            let result = try Self.run(["serve", "--unsigned", flag, value])
+            #expect(result.status == 2, "\(flag) \(value): \(result.stderr)")
+        }
+        let printed = try Self.run(["serve", "--unsigned", "--print-config"], environment: [
+            "IMGPROXY_TIMEOUT": "7", "IMGPROXY_READ_REQUEST_TIMEOUT": "3", "IMGPROXY_KEEP_ALIVE_TIMEOUT": "4",
+            "IMGPROXY_MAX_CLIENTS": "99", "IMGPROXY_SIGNATURE_SIZE": "8",
+        ])
+        for line in ["timeout = 7.0", "read-request-timeout = 3.0", "keep-alive-timeout = 4.0", "max-clients = 99", "signature-size = 8"] {
+            #expect(printed.stdout.contains(line), "\(line) in \(printed.stdout)")
+        }
+    }
+}
