@@ -41,11 +41,14 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
     private(set) var instances = SVGInstanceCount()
     /// The open elements that are kept, as ``instances`` numbers them.
     private var keptElements: [Int] = []
+    /// The filter work counted so far.
+    private var filterWork: SVGFilterBudgetCount
 
     /// Creates a writer for one document.
     init(sanitizer: SVGSanitizer) {
         self.sanitizer = sanitizer
         embeddedPixels = sanitizer.maximumEmbeddedPixelCount
+        filterWork = SVGFilterBudgetCount(budget: sanitizer.filterBudget)
     }
 
     // MARK: Elements
@@ -74,11 +77,13 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
                 return fail(.notSVG(found), parser)
             }
             sawRoot = true
+            filterWork.root(attributeDict)
         }
         if styleDepth != nil || isDropped(local: local, namespace: namespace, attributes: attributeDict) {
             skipped = 1
             return
         }
+        if let overBudget = filterWork.count(local.lowercased(), attributes: attributeDict) { return fail(.overBudget(overBudget), parser) }
         output += "<" + elementName
         let attributes = sanitizedAttributes(attributeDict)
         for (name, value) in attributes {
