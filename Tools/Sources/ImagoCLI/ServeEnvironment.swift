@@ -28,6 +28,7 @@ enum ServeEnvironment {
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "ttl": .option, "quality": .option,
         "max-src-resolution": .option, "max-src-file-size": .option,
+        "svg-rasterizer": .option, "svg-rasterizer-timeout": .option, "svg-rasterizer-memory": .option,
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
         "preset": .repeated, "only-presets": .flag, "allow-security-options": .flag,
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
