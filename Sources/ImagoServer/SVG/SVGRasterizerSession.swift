@@ -277,9 +277,14 @@ struct SVGRasterizerSession: ~Copyable {
                 killedAtDeadline = true
                 _ = kill(pid, SIGKILL)
             }
-            var watched = [pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
-            let wait = Int32(now < deadline ? min(20, (deadline - now) / 1_000_000 + 1) : 1)
-            if errors >= 0, poll(&watched, 1, wait) > 0 { drainErrors() } else if errors < 0 { usleep(UInt32(wait) * 1000) }
+            if errors >= 0 {
+                // Its standard error ends when it exits (or closes it).
+                var watched = [pollfd(fd: errors, events: Int16(POLLIN), revents: 0)]
+                if poll(&watched, 1, Int32(now < deadline ? min(20, (deadline - now) / 1_000_000 + 1) : 1)) > 0 { drainErrors() }
+            } else {
+                // Closed: the exit is a moment away.
+                usleep(200)
+            }
         }
         let pid = self.pid
         // Reaped under the cancellation's lock, so it never kills a reused process ID.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -247,6 +248,49 @@ import Glibc
                 #expect(String(decoding: response.data, as: UTF8.self).contains("unavailable"))
             }
             #expect(try await client.execute(uri: Fixture.path("", raster.url("/a.png"), extension: "jpg"), method: .get).status == .ok)
+        }
+    }
+}
+
+/// What drawing in a child costs beside drawing in process, for
+/// Benchmarks/svg-isolation.md: run with `IMAGO_SVG_BENCHMARK=1` (it
+/// prints medians; it asserts only that both ways draw the same pixels).
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["IMAGO_SVG_BENCHMARK"] == "1"))
+struct SVGIsolationBenchmark {
+    /// A small icon and a large illustration (gradients, paths, text, a blur).
+    static let documents: [(name: String, svg: Data)] = [
+        ("small 64x64 icon", Data(##"""
+            <svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><circle cx="32" cy="32" r="28" fill="#3a7"/>
+            <path d="M20 34 l8 8 l16 -18" stroke="#fff" stroke-width="6" fill="none"/></svg>
+            """##.utf8)),
+        ("large 2000x2000 illustration", Data(##"""
+            <svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><defs>
+            <linearGradient id="g"><stop offset="0" stop-color="#fc0"/><stop offset="1" stop-color="#06c"/></linearGradient>
+            <filter id="b"><feGaussianBlur stdDeviation="6"/></filter></defs>
+            <rect width="2000" height="2000" fill="url(#g)"/>
+            \##((0..<200).map { "<circle cx=\"\($0 * 10)\" cy=\"\(1000 + ($0 % 20) * 30)\" r=\"\(20 + $0 % 50)\" fill=\"#fff\" fill-opacity=\"0.3\"/>" }.joined())
+            <text x="100" y="300" font-size="200" font-family="sans-serif" filter="url(#b)">Imago</text></svg>
+            """##.utf8)),
+    ]
+
+    @Test func isolationCostPerDocument() async throws {
+        let process = SVGIsolationTests.rasterizer()
+        for (name, svg) in Self.documents {
+            let sanitized = try SVGSanitizer().sanitized(svg)
+            func median(_ body: () async throws -> Image) async throws -> Double {
+                var times: [Double] = []
+                for _ in 0..<15 {
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    _ = try await body()
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+                }
+                return times.sorted()[times.count / 2]
+            }
+            let inProcess = try await median { try SVGRasterizer().image(from: sanitized) }
+            let isolated = try await median { try await process.image(from: sanitized) }
+            #expect(try SVGRasterizer().image(from: sanitized).pixels == (try await process.image(from: sanitized)).pixels)
+            print("svg-isolation: \(name): in process \(String(format: "%.1f", inProcess)) ms, "
+                  + "child \(String(format: "%.1f", isolated)) ms, overhead \(String(format: "%.1f", isolated - inProcess)) ms")
         }
     }
 }
