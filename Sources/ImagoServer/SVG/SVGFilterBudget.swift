@@ -83,7 +83,7 @@ struct SVGFilterBudgetCount {
     /// its attributes by local name); the reason when it goes over the budget.
     mutating func count(_ name: String, attributes: [String: String]) -> String? {
         if attributes["filter"].map({ $0.lowercased().contains("url") }) == true
-            || attributes["style"].map({ $0.lowercased().contains("filter") }) == true {
+            || attributes["style"].map({ $0.lowercased().contains("filter") || $0.contains("\\") }) == true {
             filtered += 1
             if filtered > budget.maximumFilteredElementCount {
                 return "more than \(budget.maximumFilteredElementCount) elements have a filter"
