@@ -20,8 +20,8 @@ import ImagoSVGDrawing
 /// ``SVGRasterizerFailure/Reason``, counted by
 /// `imago_server_svg_rasterizer_failures` with a `reason` dimension.
 ///
-/// The waiting is done on a Dispatch queue, never on Swift's cooperative
-/// threads. The child is handed only the document's bytes, as
+/// The waiting is done on a thread of its own (the server: one of its
+/// render slots' Dispatch threads), never on Swift's cooperative threads. The child is handed only the document's bytes, as
 /// ``SVGRasterizer`` is: give it documents ``SVGSanitizer`` returned.
 ///
 /// ```swift
@@ -87,11 +87,15 @@ public struct SVGRasterizerProcess: Sendable {
         let cancellation = SVGRasterizerCancellation()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Image, SVGRasterizingError>, Never>) in
-                DispatchQueue.global().async {
+                // A thread of its own: a wait of up to the timeout on Dispatch's
+                // shared queues could hold back unrelated work queued behind it.
+                let thread = Thread {
                     continuation.resume(returning: Result { () throws(SVGRasterizingError) in
                         try image(from: svg, thumbnail: thumbnail, cancellation: cancellation)
                     })
                 }
+                thread.name = "imago-svg-rasterizer wait"
+                thread.start()
             }
         } onCancel: {
             cancellation.cancel()

@@ -105,7 +105,8 @@ import Glibc
         let started = Date()
         let reason = await Self.reason { _ = try await rasterizer.image(from: Self.heavyWithinBudget) }
         #expect(reason == .timeout)
-        #expect(Date().timeIntervalSince(started) < 5)
+        // Killed at 0.5 s; the bound leaves room for a machine busy with the other tests.
+        #expect(Date().timeIntervalSince(started) < 10)
         #expect(spawned.all.count == 1 && spawned.all.allSatisfy(Self.isReaped), "no zombie left")
     }
 
