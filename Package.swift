@@ -38,6 +38,9 @@ let package = Package(
         .library(name: "ImagoAsyncHTTPClient", targets: ["ImagoAsyncHTTPClient"]),
         // Empty unless the Server trait is on.
         .library(name: "ImagoServer", targets: ["ImagoServer"]),
+        // The child process the server draws SVG sources in (librsvg, with
+        // the Server trait on Linux; without them it refuses every document).
+        .executable(name: "imago-svg-rasterizer", targets: ["imago-svg-rasterizer"]),
     ],
     traits: [
         .trait(name: "AsyncHTTPClient", description: "Builds ImagoAsyncHTTPClient, a network loader over AsyncHTTPClient (SwiftNIO)."),
@@ -144,6 +147,23 @@ let package = Package(
             name: "CRsvg",
             providers: [.apt(["librsvg2-dev"]), .brew(["librsvg"])]
         ),
+        // librsvg's document, sized and drawn, and the protocol the server speaks
+        // to its SVG child process: shared by ImagoServer and imago-svg-rasterizer.
+        .target(
+            name: "ImagoSVGDrawing",
+            dependencies: [.target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"]))],
+            swiftSettings: swiftSettings
+        ),
+        // Process calls Swift's Glibc module leaves out (posix_spawn's closefrom, prctl).
+        .target(name: "CImagoProcess"),
+        // Draws one SVG document in a child process with resource limits: a
+        // panic, an abort, memory or time running out in librsvg costs one request.
+        .executableTarget(
+            name: "imago-svg-rasterizer",
+            dependencies: ["ImagoSVGDrawing", "CImagoProcess"],
+            path: "Sources/ImagoSVGRasterizer",
+            swiftSettings: swiftSettings
+        ),
         // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
         .target(
             name: "ImagoCodecs",
@@ -188,6 +208,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(platforms: [.linux], traits: ["Server"])),
                 // SVG sources are rasterised on Linux only, like the server's HTTP side.
                 .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .target(name: "ImagoSVGDrawing", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .target(name: "CImagoProcess", condition: .when(platforms: [.linux], traits: ["Server"])),
             ],
             swiftSettings: swiftSettings
         ),

@@ -91,10 +91,13 @@ let package = Package(
             dependencies: ["LoopbackServer", "SharedState", imago, codecs, asyncHTTPClient, argumentParser],
             swiftSettings: swiftSettings
         ),
-        // The `imago` executable: user commands only.
+        // The `imago` executable: user commands only. It depends on the SVG
+        // rasteriser so that building it builds the child `imago serve`
+        // runs from beside itself.
         .executableTarget(
             name: "ImagoCLI",
-            dependencies: commandLine + ["SampleServer", "TerminalRendering", "AlbumList"] + serving,
+            dependencies: commandLine + ["SampleServer", "TerminalRendering", "AlbumList"] + serving
+                + [.product(name: "imago-svg-rasterizer", package: "Imago")],
             swiftSettings: swiftSettings
         ),
         // The test harness (soak, cache crash worker, servers for comparisons): used by tests and scripts/, never shipped.

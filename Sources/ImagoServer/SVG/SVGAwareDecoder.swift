@@ -4,27 +4,41 @@ import Imago
 
 /// The server's decoder: bytes that look like an SVG document
 /// (``SVGSanitizer/looksLikeSVG(_:)``, whatever their `Content-Type`) are
-/// sanitised and rasterised; all others go to the wrapped decoder.
+/// sanitised and drawn in a child process (``SVGRasterizerProcess``, never
+/// in the server's own); all others go to the wrapped decoder.
 ///
 /// Its failures are ``Imago/ImageDecodingError``s, so the server answers
 /// them as it does other sources': a document over the pixel limit is
 /// ``Imago/ImageDecodingError/Code/tooManyPixels`` (`413 source_too_large`),
-/// a refused or unreadable one ``Imago/ImageDecodingError/Code/couldNotOpen``
+/// a refused or unreadable one, or one the child failed on (a panic, its
+/// memory or time run out), ``Imago/ImageDecodingError/Code/couldNotOpen``
 /// (`422 undecodable`), each with the SVG error as its underlying error.
 struct SVGAwareDecoder: ImageDecoding {
     /// The decoder for everything that is not SVG.
     let wrapped: any ImageDecoding
+    /// The child process SVG documents are drawn in.
+    let rasterizer: SVGRasterizerProcess
 
-    /// Wraps `decoder`.
-    init(wrapping decoder: any ImageDecoding) {
+    /// Wraps `decoder`; SVG documents are drawn by `rasterizer`.
+    init(wrapping decoder: any ImageDecoding, rasterizer: SVGRasterizerProcess) {
         wrapped = decoder
+        self.rasterizer = rasterizer
     }
 
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         guard SVGSanitizer.looksLikeSVG(data) else { return try wrapped.decode(data, options: options) }
+        return try rasterized(data, options: options, cancellation: nil)
+    }
+
+    /// An SVG document sanitised and drawn in the child, within the
+    /// options' pixel limit and at their thumbnail's size; the child is
+    /// killed when `cancellation` is cancelled. Waits on the calling thread.
+    func rasterized(_ data: Data, options: ImageDecodingOptions, cancellation: SVGRasterizerCancellation?) throws(ImageDecodingError) -> Image {
         do {
             let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: options.maximumPixelCount).sanitized(data)
-            return try SVGRasterizer(maximumPixelCount: options.maximumPixelCount).image(from: sanitized, thumbnail: options.thumbnail)
+            var process = rasterizer
+            process.maximumPixelCount = options.maximumPixelCount
+            return try process.image(from: sanitized, thumbnail: options.thumbnail, cancellation: cancellation)
         } catch {
             throw Self.decodingError(error)
         }

@@ -12,6 +12,9 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
     static let droppedElements: Set<String> = [
         "script", "foreignobject", "iframe", "object", "embed", "audio", "video", "handler", "listener",
     ]
+    /// Attributes, by local name lower-cased, that no browser reads as CSS:
+    /// kept as they are, whatever they hold.
+    static let notCSS: Set<String> = ["id", "class", "d", "points", "viewbox", "preserveaspectratio", "lang", "role", "aria-label"]
     /// Animation elements, lower-cased: dropped when they animate an `href`.
     static let animations: Set<String> = ["set", "animate", "animatecolor", "animatemotion", "animatetransform"]
 
@@ -41,11 +44,14 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
     private(set) var instances = SVGInstanceCount()
     /// The open elements that are kept, as ``instances`` numbers them.
     private var keptElements: [Int] = []
+    /// The filter work counted so far.
+    private var filterWork: SVGFilterBudgetCount
 
     /// Creates a writer for one document.
     init(sanitizer: SVGSanitizer) {
         self.sanitizer = sanitizer
         embeddedPixels = sanitizer.maximumEmbeddedPixelCount
+        filterWork = SVGFilterBudgetCount(budget: sanitizer.filterBudget)
     }
 
     // MARK: Elements
@@ -74,11 +80,13 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
                 return fail(.notSVG(found), parser)
             }
             sawRoot = true
+            filterWork.root(attributeDict)
         }
         if styleDepth != nil || isDropped(local: local, namespace: namespace, attributes: attributeDict) {
             skipped = 1
             return
         }
+        if let overBudget = filterWork.count(local.lowercased(), attributes: attributeDict) { return fail(.overBudget(overBudget), parser) }
         output += "<" + elementName
         let attributes = sanitizedAttributes(attributeDict)
         for (name, value) in attributes {
@@ -100,7 +108,7 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             return
         }
         if styleDepth == depth {
-            output += Self.escapedText(SVGStyleSanitizer.sanitized(style))
+            output += Self.escapedText(SVGStyleSanitizer.sanitizedStyleSheet(style))
             (styleDepth, style) = (nil, "")
         }
         output += "</" + elementName + ">"
@@ -214,11 +222,13 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
                 continue
             } else if local == "href" {
                 if sanitizer.allowsReference(value, budget: &embeddedPixels) { kept.append((name, value)) }
-            } else if local == "style" || SVGStyleSanitizer.needsSanitizing(value) {
-                let sanitized = SVGStyleSanitizer.sanitized(value)
-                // A value that was only a removed reference goes with it.
-                if sanitized.trimmingCharacters(in: .whitespaces).isEmpty && sanitized != value { continue }
-                kept.append((name, sanitized))
+            } else if local == "style" {
+                // Only the declarations allowed, written again; none left, no attribute.
+                let declarations = SVGStyleSanitizer.sanitizedDeclarations(value)
+                if !declarations.isEmpty { kept.append((name, declarations)) }
+            } else if !Self.notCSS.contains(local), SVGStyleSanitizer.needsSanitizing(value) {
+                // Read as CSS by browsers (presentation attributes, animation values): written again, or dropped.
+                if let sanitized = SVGStyleSanitizer.sanitizedValue(value) { kept.append((name, sanitized)) }
             } else {
                 kept.append((name, value))
             }

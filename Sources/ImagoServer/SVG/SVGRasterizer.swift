@@ -2,11 +2,14 @@
 import Foundation
 import Imago
 #if canImport(CRsvg)
-import CRsvg
+import ImagoSVGDrawing
 #endif
 
-/// Draws an SVG document into an ``Imago/Image`` with librsvg and cairo:
-/// RGBA, 8 bits a channel, straight (not premultiplied) alpha.
+/// Draws an SVG document into an ``Imago/Image`` with librsvg and cairo,
+/// in this process: RGBA, 8 bits a channel, straight (not premultiplied)
+/// alpha. A panic or an abort inside librsvg ends the process: the image
+/// server draws SVG sources in a child process instead
+/// (``SVGRasterizerProcess``), with the same sizes and pixels.
 ///
 /// The size is the document's own: its `width` and `height` in pixels
 /// (at 96 dots per inch), else one of them and the `viewBox`'s aspect
@@ -26,10 +29,6 @@ public struct SVGRasterizer: Sendable {
     public var maximumPixelCount: Int
     /// The size of a document that gives none, as in browsers.
     public static let defaultSize = (width: 300, height: 150)
-    /// cairo's largest image side.
-    static let maximumSide = 32_767
-    /// The resolution physical units (`in`, `cm`, `pt`...) are read at: CSS's.
-    static let dotsPerInch = 96.0
 
     /// Creates a rasterizer with a pixel limit.
     public init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
@@ -42,9 +41,11 @@ public struct SVGRasterizer: Sendable {
     ///   the limits, or when librsvg cannot read the document.
     public func size(of svg: Data) throws(SVGRasterizingError) -> (width: Int, height: Int) {
         #if canImport(CRsvg)
-        let handle = try Self.handle(for: svg)
-        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-        return try checkedSize(of: handle)
+        do {
+            return try Self.document(svg).size(maximumPixelCount: maximumPixelCount)
+        } catch {
+            throw SVGRasterizingError(error)
+        }
         #else
         throw .unavailable
         #endif
@@ -57,138 +58,40 @@ public struct SVGRasterizer: Sendable {
     /// - Throws: ``SVGRasterizingError``.
     public func image(from svg: Data, thumbnail: Thumbnail? = nil) throws(SVGRasterizingError) -> Image {
         #if canImport(CRsvg)
-        let handle = try Self.handle(for: svg)
-        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
-        let size = try checkedSize(of: handle)
-        guard let thumbnail else { return try Self.draw(handle, size: size, into: size) }
-        let geometry = thumbnail.geometry(width: size.width, height: size.height)
-        let drawn = try Self.draw(handle, size: size, into: (geometry.scaledWidth, geometry.scaledHeight))
-        return drawn.resized(to: geometry, filter: thumbnail.filter, linearLight: thumbnail.linearLight)
+        do {
+            let document = try Self.document(svg)
+            let size = try document.size(maximumPixelCount: maximumPixelCount)
+            return try Self.image(size: size, thumbnail: thumbnail) { target throws(SVGDrawingFailure) in
+                try document.draw(size: size, into: target)
+            }
+        } catch {
+            throw SVGRasterizingError(error)
+        }
         #else
         throw .unavailable
         #endif
     }
 
+    /// The image of a document whose size is `size`: drawn by `draw` at the
+    /// size `thumbnail`'s geometry scales it to (or at its size), then cut
+    /// as the geometry says. Shared with ``SVGRasterizerProcess``.
+    static func image<Failure: Error>(
+        size: (width: Int, height: Int), thumbnail: Thumbnail?,
+        draw: ((width: Int, height: Int)) throws(Failure) -> [UInt8]
+    ) throws(Failure) -> Image {
+        guard let thumbnail else {
+            return Image(width: size.width, height: size.height, pixelFormat: .rgba8, pixels: try draw(size))
+        }
+        let geometry = thumbnail.geometry(width: size.width, height: size.height)
+        let target = (width: geometry.scaledWidth, height: geometry.scaledHeight)
+        let drawn = Image(width: target.width, height: target.height, pixelFormat: .rgba8, pixels: try draw(target))
+        return drawn.resized(to: geometry, filter: thumbnail.filter, linearLight: thumbnail.linearLight)
+    }
+
     #if canImport(CRsvg)
-    /// A librsvg handle for `svg`, with no base file or URL and librsvg's
-    /// own limits on (no `RSVG_HANDLE_FLAG_UNLIMITED`).
-    private static func handle(for svg: Data) throws(SVGRasterizingError) -> OpaquePointer {
-        var error: UnsafeMutablePointer<GError>?
-        let handle = svg.withUnsafeBytes { buffer in
-            rsvg_handle_new_from_data(buffer.bindMemory(to: UInt8.self).baseAddress, buffer.count, &error)
-        }
-        guard let handle else { throw .couldNotLoad(consume(error)) }
-        rsvg_handle_set_dpi(handle, dotsPerInch)
-        return handle
-    }
-
-    /// The document's size, checked against the limits.
-    private func checkedSize(of handle: OpaquePointer) throws(SVGRasterizingError) -> (width: Int, height: Int) {
-        let size = Self.intrinsicSize(of: handle)
-        let width = size.width.rounded(.up), height = size.height.rounded(.up)
-        let clamp = { (side: Double) in side < Double(Int32.max) ? Int(side) : Int(Int32.max) }
-        guard width * height <= Double(maximumPixelCount), width <= Double(Self.maximumSide), height <= Double(Self.maximumSide) else {
-            throw .tooLarge(width: clamp(width), height: clamp(height), limit: maximumPixelCount)
-        }
-        return (max(1, Int(width)), max(1, Int(height)))
-    }
-
-    /// The document's size in pixels, not yet rounded, as the type's summary says.
-    private static func intrinsicSize(of handle: OpaquePointer) -> (width: Double, height: Double) {
-        var width = 0.0, height = 0.0
-        if rsvg_handle_get_intrinsic_size_in_pixels(handle, &width, &height) != 0, usable(width), usable(height) {
-            return (width, height)
-        }
-        var hasWidth: Int32 = 0, hasHeight: Int32 = 0, hasViewBox: Int32 = 0
-        var widthLength = RsvgLength(), heightLength = RsvgLength(), viewBox = RsvgRectangle()
-        rsvg_handle_get_intrinsic_dimensions(handle, &hasWidth, &widthLength, &hasHeight, &heightLength, &hasViewBox, &viewBox)
-        let givenWidth = hasWidth != 0 ? pixels(widthLength) : nil
-        let givenHeight = hasHeight != 0 ? pixels(heightLength) : nil
-        if hasViewBox != 0, usable(viewBox.width), usable(viewBox.height) {
-            switch (givenWidth, givenHeight) {
-            case let (width?, height?): return (width, height)
-            case let (width?, nil): return (width, width * viewBox.height / viewBox.width)
-            case let (nil, height?): return (height * viewBox.width / viewBox.height, height)
-            case (nil, nil): return (viewBox.width, viewBox.height)
-            }
-        }
-        return (givenWidth ?? Double(defaultSize.width), givenHeight ?? Double(defaultSize.height))
-    }
-
-    /// A length in pixels, or `nil` for a percentage or a value that is not a positive finite number.
-    private static func pixels(_ length: RsvgLength) -> Double? {
-        let perInch = dotsPerInch
-        let scale: Double? = switch length.unit {
-        case RSVG_UNIT_PX: 1
-        case RSVG_UNIT_IN: perInch
-        case RSVG_UNIT_CM: perInch / 2.54
-        case RSVG_UNIT_MM: perInch / 25.4
-        case RSVG_UNIT_PT: perInch / 72
-        case RSVG_UNIT_PC: perInch / 6
-        case RSVG_UNIT_EM: 16
-        case RSVG_UNIT_EX: 8
-        default: nil
-        }
-        guard let scale, usable(length.length * scale) else { return nil }
-        return length.length * scale
-    }
-
-    /// Whether a size is a positive finite number.
-    private static func usable(_ value: Double) -> Bool { value.isFinite && value > 0 }
-
-    /// Draws the document, whose size is `size`, stretched to `target`.
-    private static func draw(_ handle: OpaquePointer, size: (width: Int, height: Int),
-                             into target: (width: Int, height: Int)) throws(SVGRasterizingError) -> Image {
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(target.width), Int32(target.height)) else {
-            throw .couldNotRender("cairo could not make a surface")
-        }
-        defer { cairo_surface_destroy(surface) }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let context = cairo_create(surface) else {
-            throw .couldNotRender("cairo could not make a \(target.width)x\(target.height) surface")
-        }
-        defer { cairo_destroy(context) }
-        cairo_scale(context, Double(target.width) / Double(size.width), Double(target.height) / Double(size.height))
-        var viewport = RsvgRectangle(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
-        var error: UnsafeMutablePointer<GError>?
-        guard rsvg_handle_render_document(handle, context, &viewport, &error) != 0 else { throw .couldNotRender(consume(error)) }
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { throw .couldNotRender("cairo kept no pixels") }
-        return straightRGBA(data, stride: Int(cairo_image_surface_get_stride(surface)), width: target.width, height: target.height)
-    }
-
-    /// cairo's premultiplied ARGB, one native-endian 32-bit word a pixel,
-    /// as straight RGBA bytes.
-    private static func straightRGBA(_ data: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) -> Image {
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        pixels.withUnsafeMutableBufferPointer { output in
-            for y in 0..<height {
-                let row = UnsafeRawPointer(data + y * stride)
-                for x in 0..<width {
-                    let word = row.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self)
-                    let alpha = word >> 24
-                    guard alpha > 0 else { continue }
-                    var red = (word >> 16) & 0xFF, green = (word >> 8) & 0xFF, blue = word & 0xFF
-                    if alpha < 255 {
-                        red = min(255, (red * 255 + alpha / 2) / alpha)
-                        green = min(255, (green * 255 + alpha / 2) / alpha)
-                        blue = min(255, (blue * 255 + alpha / 2) / alpha)
-                    }
-                    let offset = (y * width + x) * 4
-                    output[offset] = UInt8(red)
-                    output[offset + 1] = UInt8(green)
-                    output[offset + 2] = UInt8(blue)
-                    output[offset + 3] = UInt8(alpha)
-                }
-            }
-        }
-        return Image(width: width, height: height, pixelFormat: .rgba8, pixels: pixels)
-    }
-
-    /// A GError's message, and the error freed.
-    private static func consume(_ error: UnsafeMutablePointer<GError>?) -> String {
-        guard let error else { return "no reason given" }
-        defer { g_error_free(error) }
-        return error.pointee.message.map { String(cString: $0) } ?? "no reason given"
+    /// librsvg's document for `svg`.
+    private static func document(_ svg: Data) throws(SVGDrawingFailure) -> SVGDrawingDocument {
+        try svg.withUnsafeBytes { buffer in Result { () throws(SVGDrawingFailure) in try SVGDrawingDocument(buffer) } }.get()
     }
     #endif
 }

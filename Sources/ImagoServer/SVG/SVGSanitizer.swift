@@ -37,6 +37,8 @@ import ImagoCodecs
 /// - Elements nest at most ``maximumDepth`` deep, and there are at most
 ///   ``maximumElementCount`` of them; with every `use` expanded, at most
 ///   ``maximumInstanceCount`` are drawn, and no `use` draws itself.
+/// - Filters stay within ``filterBudget`` (how many, how many primitives,
+///   `feConvolveMatrix` orders, `feTurbulence` octaves, blur extents).
 /// - Any XML error (a mismatched tag, an undefined entity or namespace
 ///   prefix) refuses the document, as browsers do.
 ///
@@ -59,14 +61,18 @@ public struct SVGSanitizer: Sendable {
     /// How many pixels the embedded (`data:`) images may have together.
     /// Default: 50 megapixels, the decoders' default.
     public var maximumEmbeddedPixelCount: Int
+    /// How much filter work the document may ask for. Default: ``SVGFilterBudget/init(maximumFilterCount:maximumPrimitiveCount:maximumFilteredElementCount:maximumConvolveOrder:maximumTurbulenceOctaves:maximumExtentPerCanvasSide:maximumExtent:)``'s defaults.
+    public var filterBudget: SVGFilterBudget
 
     /// Creates a sanitizer with these limits.
     public init(maximumDepth: Int = 256, maximumElementCount: Int = 100_000, maximumInstanceCount: Int = 100_000,
-                maximumEmbeddedPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+                maximumEmbeddedPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
+                filterBudget: SVGFilterBudget = SVGFilterBudget()) {
         self.maximumDepth = maximumDepth
         self.maximumElementCount = maximumElementCount
         self.maximumInstanceCount = maximumInstanceCount
         self.maximumEmbeddedPixelCount = maximumEmbeddedPixelCount
+        self.filterBudget = filterBudget
     }
 
     /// `data` made safe, as UTF-8 with an XML declaration.

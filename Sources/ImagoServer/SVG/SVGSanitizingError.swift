@@ -19,6 +19,9 @@ public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertib
     /// than the limit (the billion laughs, made of `use`), or a `use`
     /// refers to an element that contains it.
     case tooManyInstances(limit: Int)
+    /// The document's filters ask for more work than
+    /// ``SVGSanitizer/filterBudget`` allows: the detail says which limit.
+    case overBudget(String)
     /// The XML is not well-formed (or uses an undeclared namespace prefix
     /// or an undefined entity).
     case malformed(String)
@@ -31,6 +34,7 @@ public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertib
         case .tooDeep(let limit): "the SVG nests elements more than \(limit) deep"
         case .tooManyElements(let limit): "the SVG has more than \(limit) elements"
         case .tooManyInstances(let limit): "the SVG's use elements draw more than \(limit) elements, or one draws itself"
+        case .overBudget(let detail): "the SVG's filters are over the budget: \(detail)"
         case .malformed(let detail): "the SVG is not well-formed XML: \(detail)"
         }
     }

@@ -124,6 +124,22 @@ public struct ImageServerConfiguration: Sendable {
     /// from 512 MB to 8 GB. (The output cache, ``outputCacheCapacity``,
     /// comes on top.)
     public var maximumMemory: Int
+    /// The `imago-svg-rasterizer` executable SVG sources are drawn in, one
+    /// child process per document; `nil` (the default): the one
+    /// `IMAGO_SVG_RASTERIZER` names, else the one beside the running
+    /// executable (``SVGRasterizerProcess/defaultExecutable(environment:)``).
+    /// When it is missing the server logs it once at start and answers SVG
+    /// sources asked for as raster images with `422`.
+    public var svgRasterizerExecutable: URL?
+    /// The most seconds one SVG document may take to draw, in its child
+    /// process, wall-clock (its CPU time is limited to the same, rounded
+    /// up); past it the child is killed and the request answered `422`.
+    /// Only SVG sources: it is not a deadline for other renders. Default: 10.
+    public var svgRasterizerTimeout: Double
+    /// The address space (`RLIMIT_AS`) of the child process that draws an
+    /// SVG document, in bytes; a document that needs more is answered
+    /// `422`. Default: 1 GiB.
+    public var svgRasterizerMemoryLimit: Int
     /// How many bytes of encoded output the server keeps in memory. Default: 64 MB.
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
@@ -166,6 +182,9 @@ public struct ImageServerConfiguration: Sendable {
         self.resultStoreTimeout = 3
         self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount
         self.maximumSourceBytes = DataLoader.defaultMaximumResponseSize
+        self.svgRasterizerExecutable = nil
+        self.svgRasterizerTimeout = 10
+        self.svgRasterizerMemoryLimit = 1 << 30
         self.outputCacheCapacity = 64 * 1024 * 1024
         self.maximumMemory = MemoryBudget.defaultLimit
         self.maximumKeptExifBytes = 65_533

@@ -14,13 +14,14 @@ extension ImageServerEngine {
     ///   answered with its sanitised document, after its size is checked
     ///   against the pixel limit, as imgproxy answers SVG with SVG. The
     ///   other options do not apply to it.
-    /// - An SVG source with an output format is rasterised by the
-    ///   pipeline's decoder (``SVGAwareDecoder``): `nil`.
+    /// - An SVG source with an output format is rasterised
+    ///   (``svgDecoded(_:request:job:)``): `nil`.
     /// - Any other source is `nil`, or refused (`400 bad_options`) when the
     ///   path names `svg`.
     ///
     /// The sanitising takes one of the job's slots and runs on the
-    /// pipeline's work queue, like a decode.
+    /// pipeline's work queue, like a decode; the size is read by the
+    /// rasterizer's child process, never by librsvg in the server.
     func svgAnswer(
         _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), options: ProcessingOptions,
         job: SharedJob<RenderedImage>
@@ -37,15 +38,20 @@ extension ImageServerEngine {
         let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
         let trace = ServiceContext.current ?? .topLevel
-        let document = try await job.withSlot {
-            try await workQueue.perform { () throws -> Data in
-                try withSpan(SpanName.sanitizeSVG, context: trace) { _ in
-                    do {
-                        let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
-                        _ = try SVGRasterizer(maximumPixelCount: limit).size(of: sanitized)
-                        return sanitized
-                    } catch {
-                        throw ImageServerError(answering: SVGAwareDecoder.decodingError(error))
+        var rasterizer = svgDecoder.rasterizer
+        rasterizer.maximumPixelCount = limit
+        let process = rasterizer
+        let document = try await Self.killingOnCancellation { cancellation in
+            try await job.withSlot {
+                try await workQueue.perform { () throws -> Data in
+                    try withSpan(SpanName.sanitizeSVG, context: trace) { _ in
+                        do {
+                            let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
+                            _ = try process.size(of: sanitized, cancellation: cancellation)
+                            return sanitized
+                        } catch {
+                            throw ImageServerError(answering: SVGAwareDecoder.decodingError(error))
+                        }
                     }
                 }
             }
@@ -56,6 +62,72 @@ extension ImageServerEngine {
             data: document, format: nil, etag: "\"" + SHA256.hash(data: document).lowercaseHex + "\"",
             sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count, sourceMetrics: metrics, renderingTime: 0
         )
+    }
+
+    /// An SVG source drawn as the pipeline's decoder draws it (sanitised,
+    /// then drawn by the child process at the request's thumbnail size), in
+    /// one of the job's slots, with the child killed if the render is
+    /// cancelled; `nil` for any other source.
+    func svgDecoded(
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest,
+        job: SharedJob<RenderedImage>
+    ) async throws -> ImageResponse? {
+        guard SVGSanitizer.looksLikeSVG(bytes.data) else { return nil }
+        var options = pipeline.configuration.decodingOptions
+        options.thumbnail = request.thumbnail
+        let (decoder, limits) = (svgDecoder, options)
+        let workQueue = pipeline.configuration.workQueue
+        let started = DispatchTime.now().uptimeNanoseconds
+        let trace = ServiceContext.current ?? .topLevel
+        let image = try await Self.killingOnCancellation { cancellation in
+            try await job.withSlot {
+                try await workQueue.perform {
+                    try withSpan(SpanName.decode, context: trace) { span in
+                        let image = try decoder.rasterized(bytes.data, options: limits, cancellation: cancellation)
+                        span.attributes["imago.image.width"] = image.width
+                        span.attributes["imago.image.height"] = image.height
+                        return image
+                    }
+                }
+            }
+        }
+        let metrics = ImageTaskMetrics(loadingDuration: bytes.duration,
+                                       decodingDuration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
+                                       byteCount: bytes.data.count)
+        return ImageResponse(image: image, request: request, source: bytes.source, format: nil,
+                             byteCount: bytes.data.count, metrics: metrics)
+    }
+
+    /// Runs `body` with a cancellation that kills the rasterizer's child
+    /// when the calling task is cancelled.
+    static func killingOnCancellation<T: Sendable>(
+        _ body: (SVGRasterizerCancellation) async throws -> T
+    ) async throws -> T {
+        let cancellation = SVGRasterizerCancellation()
+        return try await withTaskCancellationHandler {
+            try await body(cancellation)
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// The rasterizer SVG sources are drawn with: the configured executable
+    /// (else ``SVGRasterizerProcess/defaultExecutable(environment:)``) and
+    /// limits. A missing executable is logged here, once: SVG sources are
+    /// then answered `422`, never drawn in the server's process.
+    static func svgRasterizer(_ configuration: ImageServerConfiguration) -> SVGRasterizerProcess {
+        let rasterizer = SVGRasterizerProcess(
+            executable: configuration.svgRasterizerExecutable ?? SVGRasterizerProcess.defaultExecutable(),
+            timeout: configuration.svgRasterizerTimeout, memoryLimit: configuration.svgRasterizerMemoryLimit,
+            maximumPixelCount: max(1, configuration.maximumSourcePixels)
+        )
+        if !rasterizer.isAvailable {
+            configuration.logger.error("""
+                the SVG rasterizer \(rasterizer.executable.path) is not an executable file: SVG sources will be answered 422 \
+                (build imago-svg-rasterizer beside the server, or name it with \(SVGRasterizerProcess.environmentVariable))
+                """)
+        }
+        return rasterizer
     }
 }
 #endif

@@ -75,6 +75,8 @@ final class ImageServerEngine: Sendable {
     private let decodes = Locked(0)
     /// The bytes renders may hold at once.
     let memory: MemoryBudget
+    /// The pipeline's decoder, which draws SVG sources in a child process.
+    let svgDecoder: SVGAwareDecoder
 
     /// How many sources were decoded (a still or an animation each).
     var decodeCount: Int { decodes.withLock { $0 } }
@@ -99,7 +101,8 @@ final class ImageServerEngine: Sendable {
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
-        pipelineConfiguration.decoder = SVGAwareDecoder(wrapping: pipelineConfiguration.decoder)
+        svgDecoder = SVGAwareDecoder(wrapping: pipelineConfiguration.decoder, rasterizer: Self.svgRasterizer(configuration))
+        pipelineConfiguration.decoder = svgDecoder
         pipelineConfiguration.dataLoader = loader
         pipelineConfiguration.dataCache = configuration.dataCache
         // Outputs are kept encoded (`outputs`); bitmaps are not kept.
@@ -380,8 +383,13 @@ final class ImageServerEngine: Sendable {
                    let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
                     return kept(animated, for: key)
                 }
-                let loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, source: bytes.data),
+                let loaded: ImageResponse
+                if let drawn = try await svgDecoded(bytes, request: request, job: job) {
+                    loaded = drawn
+                } else {
+                    loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, source: bytes.data),
                                                autoRotates: options.autoRotates, job: job)
+                }
                 let started = DispatchTime.now().uptimeNanoseconds
                 let trace = ServiceContext.current ?? .topLevel
                 let (data, format) = try await job.withSlot {

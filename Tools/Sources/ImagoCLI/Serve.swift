@@ -100,6 +100,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The largest source, in bytes (IMGPROXY_MAX_SRC_FILE_SIZE).")
     var maxSrcFileSize = 25 * 1024 * 1024
 
+    @Option(help: "The imago-svg-rasterizer executable SVG sources are drawn in (one child process per document). Default: the one beside imago.")
+    var svgRasterizer: String?
+
+    @Option(help: "The most seconds one SVG source may take to draw, in its child process; past it the child is killed and the request gets 422. SVG only.")
+    var svgRasterizerTimeout = 10.0
+
+    @Option(help: "The address space, in MiB, of the child process that draws an SVG source; a document that needs more gets 422.")
+    var svgRasterizerMemory = 1024
+
     @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
     var maxQueue = 256
 
@@ -202,6 +211,8 @@ struct Serve: AsyncParsableCommand {
         }
         if maxClients < 1 { throw ValidationError("--max-clients must be at least 1.") }
         if let maxMemory, !(16...(1 << 30)).contains(maxMemory) { throw ValidationError("--max-memory must be megabytes, at least 16.") }
+        guard svgRasterizerTimeout > 0, svgRasterizerTimeout.isFinite else { throw ValidationError("--svg-rasterizer-timeout must be a positive number of seconds.") }
+        guard (64...1_048_576).contains(svgRasterizerMemory) else { throw ValidationError("--svg-rasterizer-memory must be from 64 to 1048576 MiB.") }
         if let resultStore {
             guard let url = URL(string: resultStore), ["file", "s3"].contains(url.scheme?.lowercased() ?? "") else {
                 throw ValidationError("--result-store must be file:///DIR or s3://BUCKET/PREFIX.")
@@ -336,6 +347,8 @@ struct Serve: AsyncParsableCommand {
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
             ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
+            ("svg-rasterizer", svgRasterizer ?? "(beside imago)"), ("svg-rasterizer-timeout", "\(svgRasterizerTimeout)"),
+            ("svg-rasterizer-memory", "\(svgRasterizerMemory)"),
             ("auto-webp", "\(autoWebp)"), ("auto-avif", "\(autoAvif)"), ("auto-jxl", "\(autoJxl)"),
             ("enforce-webp", "\(enforceWebp)"), ("enforce-avif", "\(enforceAvif)"), ("enforce-jxl", "\(enforceJxl)"),
             ("preset", list(presets)), ("only-presets", "\(onlyPresets)"), ("allow-security-options", "\(allowSecurityOptions)"),
@@ -419,6 +432,9 @@ struct Serve: AsyncParsableCommand {
         configuration.defaultQuality = quality
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
         configuration.maximumSourceBytes = maxSrcFileSize
+        configuration.svgRasterizerExecutable = svgRasterizer.map { URL(fileURLWithPath: $0) }
+        configuration.svgRasterizerTimeout = svgRasterizerTimeout
+        configuration.svgRasterizerMemoryLimit = svgRasterizerMemory * 1024 * 1024
         configuration.timeToLive = ttl
         configuration.formatNegotiation = FormatNegotiation(
             automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil, autoJxl ? .jxl : nil].compactMap { $0 }),

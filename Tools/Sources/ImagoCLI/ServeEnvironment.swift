@@ -29,6 +29,7 @@ enum ServeEnvironment {
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
         "keep-alive-timeout": .option, "max-clients": .option, "max-memory": .option, "ttl": .option, "quality": .option,
         "max-src-resolution": .option, "max-src-file-size": .option,
+        "svg-rasterizer": .option, "svg-rasterizer-timeout": .option, "svg-rasterizer-memory": .option,
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
         "preset": .repeated, "only-presets": .flag, "allow-security-options": .flag,
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,

@@ -114,6 +114,31 @@ import FoundationNetworking
         try await origin.stop()
     }
 
+    @Test func svgIsDrawnInTheRasterizerBesideImagoAndItsFailuresAreCounted() async throws {
+        let plain = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30"/></svg>"#.utf8)
+        // Within the filter budget, yet far more than a second of work: the deadline stops it.
+        let steps = (0..<40).map { #"<feTurbulence baseFrequency="0.0\#($0 % 9 + 1)" numOctaves="10" result="t\#($0)"/><feGaussianBlur in="t\#($0)" stdDeviation="400"/>"# }
+        let heavy = Data("""
+            <svg xmlns="http://www.w3.org/2000/svg" width="2000" height="2000"><filter id="f">\(steps.joined())</filter>
+            <rect width="2000" height="2000" filter="url(#f)"/></svg>
+            """.utf8)
+        let origin = try await LoopbackServer.start(routes: [
+            "/plain.svg": .ok(plain, contentType: "image/svg+xml"), "/heavy.svg": .ok(heavy, contentType: "image/svg+xml"),
+        ])
+        let server = try Running(["--unsigned", "--allow-private-networks", "--svg-rasterizer-timeout", "1"])
+        let started = Date()
+        // Drawn at its own 2000x2000 (a small size would be quick).
+        #expect(try await server.get(Self.imagePath("q:80", origin.url("/heavy.svg")) + "@png").status == 422)
+        #expect(Date().timeIntervalSince(started) < 8)
+        let drawn = try await server.get(Self.imagePath("rs:fit:20:20", origin.url("/plain.svg")) + "@png")
+        #expect(drawn.status == 200, "the rasterizer beside imago is found: \(server.log)")
+        #expect(try ImageDecoders.all.decode(drawn.body).width == 20)
+        let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
+        #expect(metrics.contains(#"imago_server_svg_rasterizer_failures{reason="timeout"} 1"#), "\(metrics)")
+        #expect(server.stop() == 0)
+        try await origin.stop()
+    }
+
     @Test func sigtermFinishesTheRequestInFlightThenExitsZero() async throws {
         let origin = try await LoopbackServer.start(routes: [
             "/slow.jpg": ServedResponse.ok(Self.jpeg, contentType: "image/jpeg").delivered(.trickle(chunkSize: Self.jpeg.count / 4 + 1, interval: .milliseconds(300))),
