@@ -8,11 +8,13 @@ import Testing
     /// `root/dir/secret` (inside), `outside/secret` (beside the root),
     /// and links of each kind inside the root.
     final class Tree {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("imago-beneath-\(UUID().uuidString)")
-        var root: URL { base.appendingPathComponent("root") }
+        let base: URL
+        let root: URL
         let rootDescriptor: Int32
 
         init() throws {
+            base = FileManager.default.temporaryDirectory.appendingPathComponent("imago-beneath-\(UUID().uuidString)")
+            root = base.appendingPathComponent("root")
             let manager = FileManager.default
             try manager.createDirectory(at: root.appendingPathComponent("dir"), withIntermediateDirectories: true)
             try manager.createDirectory(at: base.appendingPathComponent("outside"), withIntermediateDirectories: true)
@@ -23,7 +25,7 @@ import Testing
             try manager.createSymbolicLink(atPath: root.appendingPathComponent("absoluteInside").path, withDestinationPath: root.appendingPathComponent("dir").path)
             try manager.createSymbolicLink(atPath: root.appendingPathComponent("relativeInside").path, withDestinationPath: "dir")
             try manager.createSymbolicLink(atPath: root.appendingPathComponent("proc").path, withDestinationPath: "/proc/self/root")
-            rootDescriptor = open(root.path, O_RDONLY | O_DIRECTORY)
+            rootDescriptor = open(base.appendingPathComponent("root").path, O_RDONLY | O_DIRECTORY)
         }
 
         deinit {
@@ -32,9 +34,9 @@ import Testing
         }
 
         /// What `open` finds at `path`, or the errno.
-        func read(_ path: String, walk: Bool = false) -> Result<String, POSIXErrorCode> {
+        func read(_ path: String, walk: Bool = false) -> Result<String, POSIXError> {
             let descriptor = walk ? imago_open_beneath_walk(rootDescriptor, path, O_RDONLY) : imago_open_beneath(rootDescriptor, path, O_RDONLY)
-            guard descriptor >= 0 else { return .failure(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            guard descriptor >= 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
             defer { close(descriptor) }
             var buffer = [UInt8](repeating: 0, count: 16)
             let count = Foundation.read(descriptor, &buffer, buffer.count)
@@ -54,7 +56,7 @@ import Testing
                 continue
             }
         }
-        #expect(tree.read("dir/missing", walk: walk) == .failure(.ENOENT))
+        #expect(tree.read("dir/missing", walk: walk) == .failure(POSIXError(.ENOENT)))
         // A relative link that stays beneath the root: followed by openat2, not by the walk.
         let throughLink = tree.read("relativeInside/secret", walk: walk)
         if walk {

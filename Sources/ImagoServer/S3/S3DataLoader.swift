@@ -74,14 +74,8 @@ public struct S3DataLoader: DataLoading {
               let key = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath, key.count > 1 else {
             throw ImageServerError(.badOptions, "an S3 source is s3://BUCKET/KEY")
         }
-        let segments = key.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
-            String(segment).removingPercentEncoding ?? String(segment)
-        }
-        guard !segments.contains(where: { $0 == "." || $0 == ".." }) else {
-            throw ImageServerError(.forbiddenSource, "the S3 key \(key.prefix(200)) has a . or .. segment")
-        }
         // Each key segment percent-encoded once, as S3 signs it.
-        let encodedKey = ([""] + segments.map(AWSSignatureV4.encode)).joined(separator: "/")
+        let encodedKey = ([""] + (try Self.keySegments(of: source)).map(AWSSignatureV4.encode)).joined(separator: "/")
         let text: String
         if let endpoint = configuration.endpoint {
             let base = endpoint.absoluteString.hasSuffix("/") ? String(endpoint.absoluteString.dropLast()) : endpoint.absoluteString
@@ -91,6 +85,22 @@ public struct S3DataLoader: DataLoading {
         }
         guard let url = URL(string: text) else { throw ImageServerError(.badOptions, "the S3 source's key cannot be addressed") }
         return url
+    }
+
+    /// The key of `s3://BUCKET/KEY`, split at `/` and percent-decoded.
+    ///
+    /// - Throws: ``ImageServerError/Code/forbiddenSource`` for a `.` or `..`
+    ///   segment (percent-encoded or not): a store or a proxy that
+    ///   normalises paths would read it as another object, or another bucket.
+    static func keySegments(of source: URL) throws(ImageServerError) -> [String] {
+        let key = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? source.path
+        let segments = key.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
+            String(segment).removingPercentEncoding ?? String(segment)
+        }
+        guard !segments.contains(where: { $0 == "." || $0 == ".." }) else {
+            throw ImageServerError(.forbiddenSource, "the S3 key \(key.prefix(200)) has a . or .. segment")
+        }
+        return segments
     }
 
     /// Loads the object.

@@ -48,6 +48,7 @@ public struct SourcePolicy: Sendable, Hashable {
             if !allowedHosts.isEmpty, !allowedHosts.contains(where: { $0.matches(host) }) {
                 throw ImageServerError(.forbiddenSource, "the bucket \(host) is not among the allowed hosts")
             }
+            _ = try S3DataLoader.keySegments(of: url)
             return
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

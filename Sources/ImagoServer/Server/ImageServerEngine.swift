@@ -347,11 +347,14 @@ final class ImageServerEngine: Sendable {
     private func render(
         _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
     ) async throws(ImageServerError) -> RenderedImage {
-        // The work queue's closures run under it (`Dispatching.perform`), and their loops check it.
+        // The work queue's closures run under it (`Dispatching.perform`), and their loops check it;
+        // the job itself ends at it too, cancelling a download still under way, so its place is free.
         let deadline = WorkDeadline(secondsFromNow: configuration.timeout)
         do {
-            return try await WorkDeadline.$current.withValue(deadline) {
-                try await renderUnderDeadline(source, options: options, key: key, job: job)
+            return try await withinDeadline(configuration.timeout, timeout: { ImageServerError.timedOut }) { [self] in
+                try await WorkDeadline.$current.withValue(deadline) {
+                    try await renderUnderDeadline(source, options: options, key: key, job: job)
+                }
             }
         } catch {
             throw error as? ImageServerError ?? ImageServerError(answering: error)

@@ -24,7 +24,8 @@ import FoundationNetworking
             stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
             try Data().write(to: stderr)
             process.executableURL = CLITests.binary
-            process.arguments = ["serve", "--port", "0", "--no-cache"] + arguments
+            // A long render deadline unless the test sets one (the last --timeout wins): see Fixture.configuration.
+            process.arguments = ["serve", "--port", "0", "--no-cache", "--timeout", "120"] + arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let output = Pipe()
             process.standardOutput = output

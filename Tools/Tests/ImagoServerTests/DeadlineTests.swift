@@ -44,7 +44,7 @@ import Testing
         let origin = try await Fixture.origin()
         let configuration = Fixture.configuration {
             $0.workers = 1
-            $0.timeout = 1
+            $0.timeout = 3   // the renders take about 100 s in a debug build
             $0.watermark = Self.mark
         }
         try await Fixture.withServer(configuration) { client, _ in

@@ -107,6 +107,7 @@ import Testing
             $0.workers = 1
             $0.maximumQueue = 0
             $0.transport = transport
+            $0.timeout = 60   // the source's own timeout (15 s) answers first: 504
         }
         try await Fixture.withServer(configuration) { client, _ in
             let concurrent = ConcurrentClient(port: client.port, connections: 4)

@@ -49,10 +49,14 @@ enum Fixture {
         return try await LoopbackServer.start(routes: all)
     }
 
-    /// A configuration for a loopback origin: unsigned paths, private networks allowed.
+    /// A configuration for a loopback origin: unsigned paths, private
+    /// networks allowed, and a render deadline of two minutes (the default
+    /// 10 s is for production: a debug build under the thread sanitizer,
+    /// beside the other suites, can take longer; the deadline's own tests set theirs).
     static func configuration(_ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
         var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
         configuration.sourcePolicy.allowsPrivateNetworks = true
+        configuration.timeout = 120
         configuration.logger = .disabled
         configure(&configuration)
         return configuration
