@@ -66,8 +66,9 @@ let package = Package(
         // no system C library, only its own kernels.
         // C kernels for the resampler's inner loops (SSE2, NEON, or scalar).
         .target(name: "CImagoKernels"),
-        // System calls Swift cannot make directly (openat2 is reached through
-        // the variadic syscall(2)): opening a file beneath a directory.
+        // System calls Swift cannot make directly (openat2 through the variadic
+        // syscall(2), malloc_trim, posix_spawn's closefrom, prctl): opening a
+        // file beneath a directory, returning freed memory, spawning the SVG child.
         .target(name: "CImagoSystem"),
         .target(
             name: "Imago",
@@ -154,13 +155,11 @@ let package = Package(
             dependencies: [.target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"]))],
             swiftSettings: swiftSettings
         ),
-        // Process calls Swift's Glibc module leaves out (posix_spawn's closefrom, prctl).
-        .target(name: "CImagoProcess"),
         // Draws one SVG document in a child process with resource limits: a
         // panic, an abort, memory or time running out in librsvg costs one request.
         .executableTarget(
             name: "imago-svg-rasterizer",
-            dependencies: ["ImagoSVGDrawing", "CImagoProcess"],
+            dependencies: ["ImagoSVGDrawing", "CImagoSystem"],
             path: "Sources/ImagoSVGRasterizer",
             swiftSettings: swiftSettings
         ),
@@ -209,7 +208,6 @@ let package = Package(
                 // SVG sources are rasterised on Linux only, like the server's HTTP side.
                 .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .target(name: "ImagoSVGDrawing", condition: .when(platforms: [.linux], traits: ["Server"])),
-                .target(name: "CImagoProcess", condition: .when(platforms: [.linux], traits: ["Server"])),
             ],
             swiftSettings: swiftSettings
         ),

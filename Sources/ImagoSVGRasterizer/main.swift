@@ -15,7 +15,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CImagoProcess
+import CImagoSystem
 import ImagoSVGDrawing
 
 /// Writes `message` to standard error and exits with status 2.

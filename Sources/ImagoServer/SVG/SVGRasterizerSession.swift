@@ -1,5 +1,5 @@
 #if Server && os(Linux) && canImport(CRsvg)
-import CImagoProcess
+import CImagoSystem
 import Foundation
 import Glibc
 import Imago
@@ -86,7 +86,9 @@ struct SVGRasterizerSession: ~Copyable {
         self.pid = pid
         socket = io[0]
         errors = stderrPair[0]
-        deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, process.timeout) * 1e9)
+        // The rasterizer's own timeout, or the render's deadline (WorkDeadline) when that comes first.
+        let own = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, process.timeout) * 1e9)
+        deadline = min(own, WorkDeadline.current?.uptimeNanoseconds ?? .max)
         self.cancellation = cancellation
         cancellation?.started(pid)
         process.onSpawn?(pid)

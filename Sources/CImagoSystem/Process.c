@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CImagoProcess.h"
+#include "imago_process.h"
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
