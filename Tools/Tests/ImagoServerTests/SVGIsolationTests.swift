@@ -102,11 +102,10 @@ import Glibc
         let spawned = Spawned()
         var rasterizer = Self.rasterizer(timeout: 0.5)
         rasterizer.onSpawn = { spawned.record($0) }
-        let started = Date()
         let reason = await Self.reason { _ = try await rasterizer.image(from: Self.heavyWithinBudget) }
+        // Killed at its deadline (the document takes far longer): the reason says so, whatever
+        // the machine's load did to the wall clock of this test (not a timed assertion).
         #expect(reason == .timeout)
-        // Killed at 0.5 s; the bound leaves room for a machine busy with the other tests.
-        #expect(Date().timeIntervalSince(started) < 10)
         #expect(spawned.all.count == 1 && spawned.all.allSatisfy(Self.isReaped), "no zombie left")
     }
 
@@ -125,13 +124,12 @@ import Glibc
             spawned.record(pid)
             continuation.yield(pid)
         }
-        let clock = Date()
         let task = Task { [rasterizer] in await Self.reason { _ = try await rasterizer.image(from: Self.heavyWithinBudget) } }
         var pids = started.makeAsyncIterator()
         _ = await pids.next()
         task.cancel()
+        // Killed by the cancellation, not left to its 30 s deadline (which would say .timeout).
         #expect(await task.value == .cancelled)
-        #expect(Date().timeIntervalSince(clock) < 10, "killed, not left to its 30 s deadline")
         #expect(spawned.all.count == 1 && spawned.all.allSatisfy(Self.isReaped))
     }
 
