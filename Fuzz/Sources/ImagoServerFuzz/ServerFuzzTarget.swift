@@ -1,7 +1,59 @@
 import Foundation
 import ImagoServer
 
+/// The image server's parsers under libFuzzer, chosen by `IMAGO_FUZZ_TARGET`:
+///
+/// - `url`: ``ImageServerPath/init(parsing:presets:)``, and its writer
+///   ``ImageServerPath/path(signedWith:encoding:)`` (round trip);
+/// - `svg`: ``SVGSanitizer/sanitized(_:)`` (idempotence and the promises
+///   its documentation makes, checked by ``SVGOracle``);
+/// - `css`: ``SVGStyleSanitizer``'s three entry points directly, and the
+///   same text inside a document through ``SVGSanitizer``.
+///
+/// A broken property is a `fatalError`, which libFuzzer records as a crash.
+/// A property broken for a reason already analysed (``KnownFinding``, each
+/// written up in Fuzz/README.md and Fuzz/findings/) is counted and printed
+/// once instead, so that a run of an hour goes on looking for new ones;
+/// `IMAGO_FUZZ_STRICT=1` makes those fatal too (to reproduce one).
+enum Target: String {
+    case url, svg, css
+}
+
+let target: Target = {
+    let name = ProcessInfo.processInfo.environment["IMAGO_FUZZ_TARGET"] ?? ""
+    guard let target = Target(rawValue: name) else {
+        fatalError("IMAGO_FUZZ_TARGET must be url, svg or css, not \"\(name)\"")
+    }
+    return target
+}()
+
+let strict = ProcessInfo.processInfo.environment["IMAGO_FUZZ_STRICT"] == "1"
+
+/// Properties found broken and analysed, by key: not fatal unless strict.
+enum KnownFinding: String, CaseIterable {
+    case none
+}
+
+nonisolated(unsafe) var knownSeen: Set<KnownFinding> = []
+
+/// A broken property: fatal, unless it is a known finding (and not strict).
+func violated(_ message: @autoclosure () -> String, known: KnownFinding? = nil) {
+    if let known, !strict {
+        if knownSeen.insert(known).inserted {
+            FileHandle.standardError.write(Data("IMAGO-FUZZ known finding \(known.rawValue): \(message())\n".utf8))
+        }
+        return
+    }
+    fatalError("IMAGO-FUZZ property violated: \(message())")
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    0
+    let data = start.map { Data(bytes: $0, count: count) } ?? Data()
+    switch target {
+    case .url: fuzzURL(String(decoding: data, as: UTF8.self))
+    case .svg: fuzzSVG(data)
+    case .css: fuzzCSS(String(decoding: data, as: UTF8.self))
+    }
+    return 0
 }

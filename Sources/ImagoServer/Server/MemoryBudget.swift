@@ -154,14 +154,15 @@ struct RenderCost {
     /// a canvas, a blur's passes).
     static let processedBytesPerPixel = 12
 
-    /// Each encoder's working set per output pixel, measured on 4096x4096
-    /// photos (`Benchmarks/memory.md`), rounded up.
+    /// Each encoder's working set per output pixel, on top of
+    /// ``processedBytesPerPixel``: what a whole render of a `rs:force` to
+    /// 2048x2048 and 4096x4096 held at its peak, per output pixel, less the
+    /// processing's share, rounded up (`Benchmarks/memory-budget.md`:
+    /// JPEG XL 47, AVIF 29, PNG 9, JPEG 8, WebP 7 bytes a pixel in all).
     static func encoderBytesPerPixel(_ format: ImageFormat?) -> Int {
         switch format {
-        case .jxl?: 64
+        case .jxl?: 40
         case .avif?, .heic?: 24
-        case .webp?: 12
-        case .png?, .gif?: 6
         default: 4
         }
     }

@@ -1,0 +1,31 @@
+import Foundation
+import ImagoServer
+
+let sanitizer = SVGSanitizer()
+
+/// Sanitises `data`; when it is kept, checks the output (``SVGOracle``)
+/// and that sanitising it again changes nothing. Returns the output.
+@discardableResult
+func fuzzSVG(_ data: Data) -> Data? {
+    let once: Data
+    do {
+        once = try sanitizer.sanitized(data)
+    } catch {
+        return nil
+    }
+    let shown = { (data: Data) in String(decoding: data.prefix(4000), as: UTF8.self).debugDescription }
+    if let problem = SVGOracle.problem(in: once) {
+        violated("sanitised output breaks a promise: \(problem)\ninput: \(shown(data))\noutput: \(shown(once))")
+    }
+    let twice: Data
+    do {
+        twice = try sanitizer.sanitized(once)
+    } catch {
+        violated("the sanitiser refuses its own output: \(error)\ninput: \(shown(data))\noutput: \(shown(once))")
+        return once
+    }
+    if twice != once {
+        violated("sanitising is not idempotent\ninput: \(shown(data))\nonce: \(shown(once))\ntwice: \(shown(twice))")
+    }
+    return once
+}
