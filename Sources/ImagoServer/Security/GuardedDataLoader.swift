@@ -35,18 +35,24 @@ public struct GuardedDataLoader: DataLoading {
     public let s3: S3DataLoader?
     /// Download slots per host (`nil`: no limit per host).
     let hostSlots: HostSlots?
+    /// Download slots in all, taken after a host's (`nil`: no limit).
+    private(set) var totalSlots: HostSlots?
 
     /// Creates a guarded loader.
     ///
     /// - Parameters:
     ///   - downloadsPerHost: With a value, at most this many downloads from
-    ///     one host run at once and as many more wait, each at most
+    ///     one host run at once; the others wait, each at most
     ///     `hostSlotWait` seconds; a download that finds no slot in time
     ///     fails as ``DataLoadingError/Code/timedOut``. Other hosts never wait.
+    ///   - totalDownloads: With a value, at most this many downloads run at
+    ///     once in all, taken after a host's slot (so a slow host's waiting
+    ///     downloads hold none), with the same bounded wait.
     public init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
                 files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
-                downloadsPerHost: Int? = nil, hostSlotWait: Double = 5) {
+                downloadsPerHost: Int? = nil, totalDownloads: Int? = nil, hostSlotWait: Double = 5) {
         self.hostSlots = downloadsPerHost.map { HostSlots(perHost: $0, maximumWait: hostSlotWait) }
+        self.totalSlots = totalDownloads.map { HostSlots(perHost: $0, maximumWait: hostSlotWait) }
         self.transport = transport
         self.policy = policy
         self.resolver = resolver
@@ -90,20 +96,21 @@ public struct GuardedDataLoader: DataLoading {
             let url = hopRequest.url!
             // One host's slots, held until its body is read: a slow host waits on itself only.
             let host = "\(url.host ?? ""):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
-            try await hostSlots?.acquire(for: host, url: url)
+            try await acquireSlots(for: host, url: url)
             let loaded: DataLoadingResponse
             do {
                 loaded = try await transport.load(outgoing)
             } catch {
-                hostSlots?.release(for: host)
+                releaseSlots(for: host)
                 throw error
             }
             guard let http = loaded.response as? HTTPURLResponse, [301, 302, 303, 307, 308].contains(http.statusCode),
                   let location = http.value(forHTTPHeaderField: "Location") else {
                 let answered = DataLoadingResponse(response: loaded.response.map { Self.response($0, as: url) }, body: loaded.body)
-                return hostSlots?.holdingSlot(for: host, answered) ?? answered
+                return hostSlots == nil && totalSlots == nil ? answered
+                    : HostSlots.holding(answered) { [self] in releaseSlots(for: host) }
             }
-            hostSlots?.release(for: host)
+            releaseSlots(for: host)
             // The redirect's body is dropped unread, which stops that hop.
             guard let target = URL(string: location, relativeTo: url)?.absoluteURL else {
                 throw DataLoadingError(.transport, url: url, message: "the redirect's Location is not a URL: \(location)")
@@ -118,6 +125,31 @@ public struct GuardedDataLoader: DataLoading {
             hopRequest.setValue(nil, forHTTPHeaderField: "Host")
             hop += 1
         }
+    }
+
+    /// This loader with the same host slots and no total: for `raw`
+    /// streams, which have a limit of their own, so they never take an
+    /// image's download slot.
+    var withoutTotalLimit: GuardedDataLoader {
+        var copy = self
+        copy.totalSlots = nil
+        return copy
+    }
+
+    /// A slot of `host`, then one of the total (given back if that fails).
+    private func acquireSlots(for host: String, url: URL) async throws {
+        try await hostSlots?.acquire(for: host, url: url)
+        do {
+            try await totalSlots?.acquire(for: "", url: url)
+        } catch {
+            hostSlots?.release(for: host)
+            throw error
+        }
+    }
+
+    private func releaseSlots(for host: String) {
+        totalSlots?.release(for: "")
+        hostSlots?.release(for: host)
     }
 
     /// The request to send: the URL checked against the policy and every

@@ -4,10 +4,11 @@ import Imago
 
 /// Download slots per origin host, so that one slow or hostile host cannot
 /// hold every connection: at most ``perHost`` downloads from a host run at
-/// once, at most ``perHost`` more wait, each for at most ``maximumWait``
-/// seconds. A download that cannot start in time fails as a timed-out
-/// source (504, as imgproxy answers a download timeout); one beyond the
-/// waiting room fails at once. Other hosts' downloads never wait for it.
+/// once; the others wait, each for at most ``maximumWait`` seconds, and a
+/// download that cannot start in time fails as a timed-out source (504, as
+/// imgproxy answers a download timeout). Other hosts' downloads never wait
+/// for it. (The same type, keyed by one name for all, is the total limit
+/// taken after a host's slot.)
 ///
 /// A slot is held from the request until its body has been read (or
 /// dropped), since a slow host is slow in its body too.
@@ -47,10 +48,10 @@ final class HostSlots: Sendable {
     /// Takes a slot of `host`, waiting as the type says.
     ///
     /// - Throws: ``DataLoadingError/Code/timedOut`` when no slot came in
-    ///   time or the waiting room is full; `CancellationError` when the
+    ///   time; `CancellationError` when the
     ///   caller is cancelled while waiting.
     func acquire(for host: String, url: URL?) async throws {
-        enum Admission { case admitted, full, wait(UInt64) }
+        enum Admission { case admitted, wait(UInt64) }
         let admission: Admission = state.withLock { state in
             var entry = state.hosts[host, default: Host()]
             defer { state.hosts[host] = entry }
@@ -58,15 +59,12 @@ final class HostSlots: Sendable {
                 entry.running += 1
                 return .admitted
             }
-            guard entry.waiting.count < perHost else { return .full }
             state.nextID += 1
             return .wait(state.nextID)
         }
         switch admission {
         case .admitted:
             return
-        case .full:
-            throw DataLoadingError(.timedOut, url: url, message: "\(perHost) downloads from \(host) are running and \(perHost) waiting")
         case .wait(let id):
             let seconds = maximumWait
             let perHost = self.perHost
@@ -130,11 +128,11 @@ final class HostSlots: Sendable {
         waiter?.continuation.resume(throwing: error)
     }
 
-    /// `loaded` with its body holding `host`'s slot until the body ends,
-    /// fails or is dropped, then giving it back once. The body is read as
-    /// it is consumed, as before (no buffering ahead of the consumer).
-    func holdingSlot(for host: String, _ loaded: DataLoadingResponse) -> DataLoadingResponse {
-        let reader = SlotHoldingReader(body: loaded.body) { [self] in release(for: host) }
+    /// `loaded` with its body holding slots until the body ends, fails or
+    /// is dropped, then calling `release` once. The body is read as it is
+    /// consumed, as before (no buffering ahead of the consumer).
+    static func holding(_ loaded: DataLoadingResponse, release: @escaping @Sendable () -> Void) -> DataLoadingResponse {
+        let reader = SlotHoldingReader(body: loaded.body, release: release)
         let body = AsyncThrowingStream<Data, any Error> { try await reader.next() }
         return DataLoadingResponse(response: loaded.response, body: body)
     }

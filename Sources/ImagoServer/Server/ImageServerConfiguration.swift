@@ -37,10 +37,11 @@ public struct ImageServerConfiguration: Sendable {
     public var timeout: Double
     /// How many sources download at once. Default: 8 per worker, at least 32.
     public var maximumConcurrentDownloads: Int
-    /// How many sources download from one host at once; as many more may
-    /// wait, each for at most ``hostSlotWait`` seconds, then fail as a
-    /// timed-out source (504). So one slow host holds a bounded share of
-    /// the downloads, and never delays another host's. Default: 8.
+    /// How many sources download from one host at once; the others wait,
+    /// each for at most ``hostSlotWait`` seconds, then fail as a timed-out
+    /// source (504). A download takes its host's slot before one of
+    /// ``maximumConcurrentDownloads``, so one slow host holds at most this
+    /// many of those, and never delays another host's. Default: 8.
     public var maximumDownloadsPerHost: Int
     /// The most seconds a download waits for a slot of its host. Default: 5
     /// (imgproxy's `IMGPROXY_DOWNLOAD_TIMEOUT`).

@@ -97,6 +97,7 @@ final class ImageServerEngine: Sendable {
             files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
             s3: s3Loader,
             downloadsPerHost: configuration.maximumDownloadsPerHost,
+            totalDownloads: configuration.maximumConcurrentDownloads,
             hostSlotWait: configuration.hostSlotWait
         )
         self.loader = loader
@@ -113,7 +114,10 @@ final class ImageServerEngine: Sendable {
         pipelineConfiguration.decodingOptions.frameIndex = 0
         pipelineConfiguration.decodingOptions.maximumPixelCount = max(1, configuration.maximumSourcePixels)
         pipelineConfiguration.logger = configuration.logger
-        pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.maximumConcurrentDownloads)
+        // The loader limits downloads, per host then in all (`HostSlots`): the data stage
+        // does not, or a slow host's waiting downloads would hold its slots and delay every host.
+        pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.workers + configuration.maximumQueue,
+                                                               configuration.maximumConcurrentDownloads)
         pipelineConfiguration.maximumConcurrentDecodes = max(1, configuration.workers)
         pipelineConfiguration.maximumConcurrentProcessing = max(1, configuration.workers)
         pipeline = ImagePipeline(configuration: pipelineConfiguration)
@@ -238,7 +242,8 @@ final class ImageServerEngine: Sendable {
         }
         do {
             // The span covers the response's head; the body streams on after it.
-            let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.load(URLRequest(url: source)) }
+            // Counted by `streams`, not in the image downloads' total.
+            let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.withoutTotalLimit.load(URLRequest(url: source)) }
             guard let response = loaded.response else {
                 throw ImageServerError(.sourceFailed, "the source sent no response")
             }

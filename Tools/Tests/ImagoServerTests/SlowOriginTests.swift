@@ -61,7 +61,7 @@ import Testing
         }
         try await Fixture.withServer(configuration) { client, _ in
             let concurrent = ConcurrentClient(port: client.port, connections: 16)
-            // Two run (and crawl), two wait a second then fail, two find the waiting room full.
+            // Two run (and crawl); the four others wait a second for a slot of the host, then fail.
             let results = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
                 for index in 0..<6 {
                     group.addTask {
@@ -79,6 +79,26 @@ import Testing
             }
             #expect(results.count == 4)
             #expect(results.allSatisfy { $0.0 == 504 && $0.1 == "source_timed_out" }, "\(results)")
+            try await concurrent.shutdown()
+        }
+    }
+
+    /// Most deployments have one origin: a burst of distinct images from it
+    /// waits for the host's slots in turn, and every one is served.
+    @Test func aBurstFromOneHostIsServedWhole() async throws {
+        var routes: [String: ServedResponse] = [:]
+        for index in 0..<48 { routes["/burst\(index).jpg"] = .ok(Fixture.jpeg, contentType: "image/jpeg") }
+        let origin = try await Fixture.origin(routes)
+        let configuration = Fixture.configuration { $0.maximumDownloadsPerHost = 2 }
+        try await Fixture.withServer(configuration) { client, _ in
+            let concurrent = ConcurrentClient(port: client.port, connections: 48)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<48 {
+                    group.addTask { try await concurrent.get(Fixture.path("w:40", origin.url("/burst\(index).jpg"))).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 48))
             try await concurrent.shutdown()
         }
     }
