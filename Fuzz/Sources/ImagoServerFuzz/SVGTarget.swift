@@ -25,7 +25,11 @@ func fuzzSVG(_ data: Data) -> Data? {
         return once
     }
     if twice != once {
-        violated("sanitising is not idempotent\ninput: \(shown(data))\nonce: \(shown(once))\ntwice: \(shown(twice))")
+        // XML's end-of-line handling of the first output: what a raw CR alone would change.
+        let normalized = Data(String(decoding: once, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+            .replacingOccurrences(of: "\r", with: "\n").utf8)
+        violated("sanitising is not idempotent\ninput: \(shown(data))\nonce: \(shown(once))\ntwice: \(shown(twice))",
+                 known: twice == normalized ? .carriageReturnInText : nil)
     }
     return once
 }

@@ -31,7 +31,23 @@ let strict = ProcessInfo.processInfo.environment["IMAGO_FUZZ_STRICT"] == "1"
 
 /// Properties found broken and analysed, by key: not fatal unless strict.
 enum KnownFinding: String, CaseIterable {
-    case none
+    /// Finding 2: a raw path's output format (`raw:1/f:png`) is written as
+    /// the source's extension (`@png`), which a raw path ignores, so the
+    /// written path parses to `format: nil`. A raw path streams its source
+    /// unchanged, so the format is never used: the options differ, the
+    /// response does not.
+    case rawFormatLost = "raw-format-lost"
+    /// Finding 3: a tiled watermark (`wm:...:re`) keeps the gravity of an
+    /// earlier `wm:...:no`; the writer writes `re` only, so the written
+    /// path parses to the default gravity. Tiling ignores the gravity, so
+    /// the options differ, the picture does not.
+    case tiledWatermarkGravity = "tiled-watermark-gravity"
+    /// Finding 4: a carriage return in text (`&#13;`) is written as a raw
+    /// CR (``SVGEventWriter/escapedText`` escapes `&`, `<`, `>` only), which
+    /// XML's end-of-line handling reads back as a line feed: sanitising
+    /// the output again turns each CR in text into LF. Whitespace in
+    /// SVG text either way; no markup or reference can come of it.
+    case carriageReturnInText = "carriage-return-in-text"
 }
 
 nonisolated(unsafe) var knownSeen: Set<KnownFinding> = []
