@@ -127,10 +127,8 @@ import FoundationNetworking
             "/plain.svg": .ok(plain, contentType: "image/svg+xml"), "/heavy.svg": .ok(heavy, contentType: "image/svg+xml"),
         ])
         let server = try Running(["--unsigned", "--allow-private-networks", "--svg-rasterizer-timeout", "1"])
-        let started = Date()
-        // Drawn at its own 2000x2000 (a small size would be quick).
+        // Drawn at its own 2000x2000 (a small size would be quick); the metric below says it was the deadline.
         #expect(try await server.get(Self.imagePath("q:80", origin.url("/heavy.svg")) + "@png").status == 422)
-        #expect(Date().timeIntervalSince(started) < 8)
         let drawn = try await server.get(Self.imagePath("rs:fit:20:20", origin.url("/plain.svg")) + "@png")
         #expect(drawn.status == 200, "the rasterizer beside imago is found: \(server.log)")
         #expect(try ImageDecoders.all.decode(drawn.body).width == 20)

@@ -58,6 +58,7 @@ import FoundationNetworking
     func configuration(_ transport: LoopbackOnlyTransport, _ table: [String: [String]],
                        _ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
         var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
+        configuration.timeout = 120   // as Fixture.configuration: a loaded test machine is no deadline test
         configuration.transport = transport
         configuration.resolver = TableResolver(table: table)
         configuration.logger = .disabled
