@@ -47,6 +47,8 @@ final class SVGOracle: NSObject, XMLParserDelegate {
         if let problem = oracle.problem { return problem }
         guard parsed else { return "the output is not well-formed XML: \(String(describing: parser.parserError))" }
         guard oracle.sawRoot else { return "the output has no root" }
+        // FoundationXML's parser says yes to a document cut short (`<svg><g>`): counted here.
+        guard oracle.depth == 0 else { return "the output leaves \(oracle.depth) element(s) open" }
         return nil
     }
 
@@ -128,6 +130,10 @@ final class SVGOracle: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
         if styleText != nil { styleText! += String(decoding: CDATABlock, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        fail("the output is not well-formed XML: error \((parseError as NSError).code) at line \(parser.lineNumber)")
     }
 
     func parser(_ parser: XMLParser, foundComment comment: String) { fail("a comment kept") }

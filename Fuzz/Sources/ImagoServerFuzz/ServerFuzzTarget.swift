@@ -71,6 +71,7 @@ func violated(_ message: @autoclosure () -> String, known: KnownFinding? = nil) 
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    _ = oracleSelfTest
     let data = start.map { Data(bytes: $0, count: count) } ?? Data()
     switch target {
     case .url: fuzzURL(String(decoding: data, as: UTF8.self))
@@ -79,3 +80,42 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     return 0
 }
+
+/// The oracles must see what they are there to see: each of these breaks a
+/// promise and must be reported, and each of the last ones keeps them all.
+/// Run once, before the first input; a failure stops the fuzzer at once.
+let oracleSelfTest: Void = {
+    let svg = #"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">"#
+    let broken = [
+        svg + "<script>x()</script></svg>",
+        svg + #"<g onload="x()"/></svg>"#,
+        svg + #"<a href="javascript:x()"/></svg>"#,
+        svg + #"<image xlink:href="http://x/y.png"/></svg>"#,
+        svg + "<style>a { fill: url(http://x/y) }</style></svg>",
+        svg + "<style>@import 'http://x/y.css';</style></svg>",
+        svg + #"<rect fill="\75 rl(http://x/y)"/></svg>"#,
+        svg + #"<rect style="fill: image-set('http://x/y' 1x)"/></svg>"#,
+        svg + #"<rect style="fill: url( 'http://x/y' )"/></svg>"#,
+        svg + #"<h:p xmlns:h="http://www.w3.org/1999/xhtml"/></svg>"#,
+        svg + ##"<set attributeName="xlink:href" to="#a"/></svg>"##,
+        svg + #"<g xml:base="http://x/"/></svg>"#,
+        svg + "<!-- x --></svg>",
+        svg + "<g>",
+    ]
+    for document in broken where SVGOracle.problem(in: Data(document.utf8)) == nil {
+        fatalError("oracle self-test: no problem found in \(document)")
+    }
+    let kept = [
+        svg + ##"<style>a { fill: url(#b); font-family: "url(http://x)" }</style><rect style="stroke: url( '#c' )" fill="url(#d)"/>"##
+            + ##"<use xlink:href="#e"/><text>@import url(http://x) javascript:</text></svg>"##,
+    ]
+    for document in kept {
+        if let problem = SVGOracle.problem(in: Data(document.utf8)) { fatalError("oracle self-test: \(problem) in \(document)") }
+    }
+    for css in [#"fill: u\72 l(http://x)"#, "a { fill: url( 'http://x' ) }", "@media x {}", "x: \"a\n; y: b", "x: url(http://x) url(#a)"] {
+        if cssProblem(css, rule: .strict, selectors: true) == nil { fatalError("oracle self-test: no problem found in \(css)") }
+    }
+    if let problem = cssProblem(##"x: '#a' url(#b) url( "#c" ) rgb(1 2 3) :not(a)"##, rule: .strict, selectors: true) {
+        fatalError("oracle self-test: \(problem)")
+    }
+}()

@@ -268,6 +268,8 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
+            // A raw CR would be read back as LF (XML's end-of-line handling): sanitising twice must change nothing.
+            case "\r": result += "&#13;"
             default: result.unicodeScalars.append(scalar)
             }
         }

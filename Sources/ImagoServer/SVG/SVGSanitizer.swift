@@ -190,6 +190,22 @@ public struct SVGSanitizer: Sendable {
             }
             from = index
         }
+        // A processing instruction with a target and no data (`<?x?>`, `<?x ?>`):
+        // libxml2 hands FoundationXML's parser a NULL data pointer, which it
+        // passes to strlen, a crash of the whole process. Refused before parsing.
+        var at = 0
+        // `find` answers the index after what it found: the target's first byte.
+        while let start = find(Array("<?".utf8), in: bytes, from: at) {
+            var index = start
+            while index < bytes.count, !isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "?") { index += 1 }
+            let target = index
+            // Data of white space only is no data either (`<?x ?>`).
+            while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+            if target > start, index + 1 < bytes.count, bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == UInt8(ascii: ">") {
+                throw .markupDeclaration("a processing instruction without data")
+            }
+            at = start
+        }
     }
 
     // MARK: Attribute rules

@@ -210,7 +210,12 @@ public struct ImageServerPath: Sendable, Hashable {
         if !options.stripsColorProfile { parts.append("scp:0") }
         if let quality = options.quality { parts.append("q:\(quality)") }
         if let blur = options.blur { parts.append("bl:\(Self.number(blur))") }
-        let formatName = options.requestsSVG ? "svg" : options.format?.rawValue
+        var formatName = options.requestsSVG ? "svg" : options.format?.rawValue
+        // A raw path's extension names no format (it is ignored when parsed): its `f:` is written as an option.
+        if options.isRaw, let name = formatName {
+            parts.append("f:\(name)")
+            formatName = nil
+        }
         switch encoding {
         case .plain:
             var allowed = CharacterSet.alphanumerics
@@ -454,7 +459,9 @@ public struct ImageServerPath: Sendable, Hashable {
             watermark.opacity = opacity
             if let position = argument(1) {
                 if position == "re" {
-                    watermark.tiles = true
+                    // Tiles are placed from the centre: a gravity from an earlier `wm` means nothing
+                    // now, and kept it would make two identities of one picture.
+                    (watermark.gravity, watermark.tiles) = (.center, true)
                 } else {
                     guard let gravity = ProcessingOptions.Gravity(rawValue: String(position)), gravity != .smart, gravity != .focusPoint else {
                         throw bad("unknown watermark position \"\(position.prefix(20))\" (ce, no, so, ea, we, noea, nowe, soea, sowe or re)")

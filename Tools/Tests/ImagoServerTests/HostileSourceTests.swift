@@ -91,4 +91,43 @@ import Testing
             #expect(try await client.execute(uri: Fixture.path("w:20", origin.url("/plain.jpg")), method: .get).status == .ok)
         }
     }
+
+    /// libxml2 reports `<?x?>` with a NULL data pointer, which FoundationXML
+    /// passes to strlen: a crash of the whole process, found by the fuzzer
+    /// (Fuzz/findings/5). It is refused before any parser sees it.
+    @Test func aProcessingInstructionWithoutDataIsRefusedBeforeParsing() async throws {
+        let sanitizer = SVGSanitizer()
+        for document in [#"<svg xmlns="http://www.w3.org/2000/svg"><?x?></svg>"#, #"<?x?><svg xmlns="http://www.w3.org/2000/svg"/>"#,
+                         #"<svg xmlns="http://www.w3.org/2000/svg"><g><?xml-stylesheet?></g></svg>"#,
+                         #"<svg xmlns="http://www.w3.org/2000/svg"><?x ?></svg>"#, "<svg xmlns=\"http://www.w3.org/2000/svg\"><?x\n\t?></svg>"] {
+            #expect(throws: SVGSanitizingError.self, "\(document)") { try sanitizer.sanitized(Data(document.utf8)) }
+        }
+        // With data, a processing instruction is parsed (and dropped) as before.
+        for document in [#"<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>"#, #"<svg xmlns="http://www.w3.org/2000/svg"><?x y?></svg>"#] {
+            #expect(throws: Never.self, "\(document)") { _ = try sanitizer.sanitized(Data(document.utf8)) }
+        }
+        let origin = try await Fixture.origin([
+            "/pi.svg": .ok(Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><?x?></svg>"#.utf8), contentType: "image/svg+xml"),
+        ])
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            for ext in [nil, "png"] as [String?] {
+                let refused = try await client.execute(uri: Fixture.path("w:8", origin.url("/pi.svg"), extension: ext), method: .get)
+                #expect((400..<500).contains(Int(refused.status.code)), "\(ext ?? "svg"): \(refused.status)")
+            }
+            #expect(try await client.execute(uri: Fixture.path("w:20", origin.url("/a.png")), method: .get).status == .ok)
+        }
+    }
+
+    /// The fuzzer's round-trip findings (Fuzz/findings/2 to 4): what is
+    /// parsed, written and parsed again is the same.
+    @Test func theFuzzersRoundTripFindingsHold() throws {
+        for path in ["/insecure/raw:1/f:png/plain/http%3A%2F%2Fx%2Fa.png", "/insecure/wm:1:no/wm:1:re/plain/http%3A%2F%2Fx%2Fa.png"] {
+            let parsed = try ImageServerPath(parsing: path)
+            let again = try ImageServerPath(parsing: parsed.path(signedWith: nil))
+            #expect(again.options == parsed.options, "\(path)")
+        }
+        let sanitizer = SVGSanitizer()
+        let once = try sanitizer.sanitized(Data(#"<svg xmlns="http://www.w3.org/2000/svg"><text>a&#13;b</text></svg>"#.utf8))
+        #expect(try sanitizer.sanitized(once) == once, "a carriage return survives sanitising twice")
+    }
 }
