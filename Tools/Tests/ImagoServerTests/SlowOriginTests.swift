@@ -89,7 +89,11 @@ import Testing
         var routes: [String: ServedResponse] = [:]
         for index in 0..<48 { routes["/burst\(index).jpg"] = .ok(Fixture.jpeg, contentType: "image/jpeg") }
         let origin = try await Fixture.origin(routes)
-        let configuration = Fixture.configuration { $0.maximumDownloadsPerHost = 2 }
+        // The wait bound is what this test is not about: a loaded test machine may take seconds per image.
+        let configuration = Fixture.configuration {
+            $0.maximumDownloadsPerHost = 2
+            $0.hostSlotWait = 120
+        }
         try await Fixture.withServer(configuration) { client, _ in
             let concurrent = ConcurrentClient(port: client.port, connections: 48)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
