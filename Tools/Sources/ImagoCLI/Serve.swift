@@ -112,6 +112,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
     var maxQueue = 256
 
+    @Option(help: "Sources downloaded from one host at once; the others wait up to --host-slot-wait seconds, then answer 504.")
+    var maxDownloadsPerHost = 8
+
+    @Option(help: "The most seconds a download waits for a slot of its host.")
+    var hostSlotWait = 5.0
+
     @Option(help: "Megabytes renders may hold at once (source, decoded image, intermediates, encoder); larger renders wait for each other. Default: half the machine's memory, 512 to 8192.")
     var maxMemory: Int?
 
@@ -210,6 +216,10 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--keep-alive-timeout must be seconds, 0 to a day.")
         }
         if maxClients < 1 { throw ValidationError("--max-clients must be at least 1.") }
+        if maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1.") }
+        guard hostSlotWait.isFinite, hostSlotWait > 0, hostSlotWait <= 86_400 else {
+            throw ValidationError("--host-slot-wait must be seconds above 0, at most a day.")
+        }
         if let maxMemory, !(16...(1 << 30)).contains(maxMemory) { throw ValidationError("--max-memory must be megabytes, at least 16.") }
         guard svgRasterizerTimeout > 0, svgRasterizerTimeout.isFinite else { throw ValidationError("--svg-rasterizer-timeout must be a positive number of seconds.") }
         guard (64...1_048_576).contains(svgRasterizerMemory) else { throw ValidationError("--svg-rasterizer-memory must be from 64 to 1048576 MiB.") }
@@ -345,7 +355,8 @@ struct Serve: AsyncParsableCommand {
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
-            ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
+            ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"),
+            ("max-downloads-per-host", "\(maxDownloadsPerHost)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
             ("svg-rasterizer", svgRasterizer ?? "(beside imago)"), ("svg-rasterizer-timeout", "\(svgRasterizerTimeout)"),
             ("svg-rasterizer-memory", "\(svgRasterizerMemory)"),
@@ -411,6 +422,8 @@ struct Serve: AsyncParsableCommand {
         configuration.signatureSize = signatureSize
         configuration.timeout = timeout
         if let maxMemory { configuration.maximumMemory = maxMemory << 20 }
+        configuration.maximumDownloadsPerHost = maxDownloadsPerHost
+        configuration.hostSlotWait = hostSlotWait
         if useS3 {
             var s3 = S3DataLoader.Configuration.fromEnvironment(endpoint: s3Endpoint.flatMap(URL.init(string:)))
             if let s3Region { s3.region = s3Region }

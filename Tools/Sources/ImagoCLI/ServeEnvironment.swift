@@ -27,7 +27,7 @@ enum ServeEnvironment {
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
-        "keep-alive-timeout": .option, "max-clients": .option, "max-memory": .option, "ttl": .option, "quality": .option,
+        "keep-alive-timeout": .option, "max-clients": .option, "max-memory": .option, "max-downloads-per-host": .option, "host-slot-wait": .option, "ttl": .option, "quality": .option,
         "max-src-resolution": .option, "max-src-file-size": .option,
         "svg-rasterizer": .option, "svg-rasterizer-timeout": .option, "svg-rasterizer-memory": .option,
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
