@@ -244,6 +244,13 @@ struct CSSWriter {
         }
     }
 
+    /// U+FFFE and U+FFFF: valid CSS code points that XML 1.0 allows in no
+    /// form, not even as a character reference; written as CSS escapes, or
+    /// the sanitised document would not be well-formed (Fuzz/findings/6).
+    static func isForbiddenInXML(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value == 0xFFFE || scalar.value == 0xFFFF
+    }
+
     /// CSSOM's "serialize an identifier".
     static func identifier(_ name: String) -> String {
         let scalars = Array(name.unicodeScalars)
@@ -253,7 +260,7 @@ struct CSSWriter {
             let isDigit = ("0"..."9").contains(scalar)
             if scalar == "\0" {
                 result += "\u{FFFD}"
-            } else if (0x01...0x1F).contains(scalar.value) || scalar.value == 0x7F
+            } else if (0x01...0x1F).contains(scalar.value) || scalar.value == 0x7F || Self.isForbiddenInXML(scalar)
                         || (offset == 0 && isDigit) || (offset == 1 && isDigit && scalars[0] == "-") {
                 result += hexEscape(scalar)
             } else if scalar.value >= 0x80 || scalar == "-" || scalar == "_" || isDigit || (scalar.isASCII && scalar.properties.isAlphabetic) {
@@ -270,7 +277,9 @@ struct CSSWriter {
     static func name(_ name: String) -> String {
         var result = ""
         for scalar in name.unicodeScalars {
-            if scalar.value >= 0x80 || scalar == "-" || scalar == "_" || ("0"..."9").contains(scalar)
+            if Self.isForbiddenInXML(scalar) {
+                result += hexEscape(scalar)
+            } else if scalar.value >= 0x80 || scalar == "-" || scalar == "_" || ("0"..."9").contains(scalar)
                 || (scalar.isASCII && scalar.properties.isAlphabetic) {
                 result.unicodeScalars.append(scalar)
             } else if (0x01...0x1F).contains(scalar.value) || scalar.value == 0x7F || scalar == "\0" {
@@ -292,7 +301,7 @@ struct CSSWriter {
             case "\"", "\\", "<", ">", "&": result += hexEscape(scalar)
             case "\0": result += "\u{FFFD}"
             default:
-                if (0x01...0x1F).contains(scalar.value) || scalar.value == 0x7F {
+                if (0x01...0x1F).contains(scalar.value) || scalar.value == 0x7F || Self.isForbiddenInXML(scalar) {
                     result += hexEscape(scalar)
                 } else {
                     result.unicodeScalars.append(scalar)

@@ -129,5 +129,12 @@ import Testing
         let sanitizer = SVGSanitizer()
         let once = try sanitizer.sanitized(Data(#"<svg xmlns="http://www.w3.org/2000/svg"><text>a&#13;b</text></svg>"#.utf8))
         #expect(try sanitizer.sanitized(once) == once, "a carriage return survives sanitising twice")
+        // A CSS escape of a code point XML forbids stays an escape (Fuzz/findings/6): the output parses again.
+        for document in [#"<svg xmlns="http://www.w3.org/2000/svg"><rect fill="\ffff"/></svg>"#,
+                         #"<svg xmlns="http://www.w3.org/2000/svg"><style>a { fill: \fffe }</style><rect style="fill:'\ffff'"/></svg>"#] {
+            let sanitised = try sanitizer.sanitized(Data(document.utf8))
+            #expect(!String(decoding: sanitised, as: UTF8.self).unicodeScalars.contains { $0.value == 0xFFFE || $0.value == 0xFFFF })
+            #expect(throws: Never.self, "\(document)") { _ = try sanitizer.sanitized(sanitised) }
+        }
     }
 }
