@@ -33,10 +33,8 @@ public struct GuardedDataLoader: DataLoading {
     public let files: FileDataLoader
     /// What reads `s3://BUCKET/KEY` sources when the policy allows them.
     public let s3: S3DataLoader?
-    /// Download slots per host (`nil`: no limit per host).
-    let hostSlots: HostSlots?
-    /// Download slots in all, taken after a host's (`nil`: no limit).
-    private(set) var totalSlots: HostSlots?
+    /// Download slots per host, then in all.
+    private(set) var slots: DownloadSlots
 
     /// Creates a guarded loader.
     ///
@@ -51,8 +49,7 @@ public struct GuardedDataLoader: DataLoading {
     public init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
                 files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
                 downloadsPerHost: Int? = nil, totalDownloads: Int? = nil, hostSlotWait: Double = 5) {
-        self.hostSlots = downloadsPerHost.map { HostSlots(perHost: $0, maximumWait: hostSlotWait) }
-        self.totalSlots = totalDownloads.map { HostSlots(perHost: $0, maximumWait: hostSlotWait) }
+        self.slots = DownloadSlots(perHost: downloadsPerHost, total: totalDownloads, maximumWait: hostSlotWait)
         self.transport = transport
         self.policy = policy
         self.resolver = resolver
@@ -96,21 +93,20 @@ public struct GuardedDataLoader: DataLoading {
             let url = hopRequest.url!
             // One host's slots, held until its body is read: a slow host waits on itself only.
             let host = "\(url.host ?? ""):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
-            try await acquireSlots(for: host, url: url)
+            try await slots.acquire(for: host, url: url)
             let loaded: DataLoadingResponse
             do {
                 loaded = try await transport.load(outgoing)
             } catch {
-                releaseSlots(for: host)
+                slots.release(for: host)
                 throw error
             }
             guard let http = loaded.response as? HTTPURLResponse, [301, 302, 303, 307, 308].contains(http.statusCode),
                   let location = http.value(forHTTPHeaderField: "Location") else {
                 let answered = DataLoadingResponse(response: loaded.response.map { Self.response($0, as: url) }, body: loaded.body)
-                return hostSlots == nil && totalSlots == nil ? answered
-                    : HostSlots.holding(answered) { [self] in releaseSlots(for: host) }
+                return slots.holding(answered, for: host)
             }
-            releaseSlots(for: host)
+            slots.release(for: host)
             // The redirect's body is dropped unread, which stops that hop.
             guard let target = URL(string: location, relativeTo: url)?.absoluteURL else {
                 throw DataLoadingError(.transport, url: url, message: "the redirect's Location is not a URL: \(location)")
@@ -132,24 +128,8 @@ public struct GuardedDataLoader: DataLoading {
     /// image's download slot.
     var withoutTotalLimit: GuardedDataLoader {
         var copy = self
-        copy.totalSlots = nil
+        copy.slots = slots.withoutTotal
         return copy
-    }
-
-    /// A slot of `host`, then one of the total (given back if that fails).
-    private func acquireSlots(for host: String, url: URL) async throws {
-        try await hostSlots?.acquire(for: host, url: url)
-        do {
-            try await totalSlots?.acquire(for: "", url: url)
-        } catch {
-            hostSlots?.release(for: host)
-            throw error
-        }
-    }
-
-    private func releaseSlots(for host: String) {
-        totalSlots?.release(for: "")
-        hostSlots?.release(for: host)
     }
 
     /// The request to send: the URL checked against the policy and every

@@ -9,12 +9,12 @@ struct ResultStoreTimeout: Error, CustomStringConvertible {
     var description: String { "the result store did not answer within \(seconds) s" }
 }
 
-/// The value of `operation`, or `timeout()`'s error once `seconds` pass
-/// first (``ResultStoreTimeout`` unless told). The operation is then
+/// The value of `operation`, or `timeout(seconds)`'s error once `seconds`
+/// pass first (``ResultStoreTimeout`` unless told). The operation is then
 /// cancelled and left to end on its own: an operation that ignores
 /// cancellation (a hung connection, a render in a work queue) holds no caller.
 func withinDeadline<Value: Sendable>(
-    _ seconds: Double, timeout: @escaping @Sendable () -> any Error = { ResultStoreTimeout(seconds: 0) },
+    _ seconds: Double, timeout: @escaping @Sendable (Double) -> any Error = { ResultStoreTimeout(seconds: $0) },
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let waiting = Locked<CheckedContinuation<Value, any Error>?>(nil)
@@ -25,8 +25,7 @@ func withinDeadline<Value: Sendable>(
             try? await Task.sleep(for: .seconds(seconds))
             guard !Task.isCancelled, let continuation = waiting.withLock({ $0.take() }) else { return }
             tasks.withLock { $0.work }?.cancel()
-            let error = timeout()
-            continuation.resume(throwing: error is ResultStoreTimeout ? ResultStoreTimeout(seconds: seconds) : error)
+            continuation.resume(throwing: timeout(seconds))
         }
         let work = Task {
             let result: Result<Value, any Error>

@@ -114,7 +114,7 @@ final class ImageServerEngine: Sendable {
         pipelineConfiguration.decodingOptions.frameIndex = 0
         pipelineConfiguration.decodingOptions.maximumPixelCount = max(1, configuration.maximumSourcePixels)
         pipelineConfiguration.logger = configuration.logger
-        // The loader limits downloads, per host then in all (`HostSlots`): the data stage
+        // The loader limits downloads, per host then in all (`DownloadSlots`): the data stage
         // does not, or a slow host's waiting downloads would hold its slots and delay every host.
         pipelineConfiguration.maximumConcurrentDownloads = max(1, configuration.workers + configuration.maximumQueue,
                                                                configuration.maximumConcurrentDownloads)
@@ -156,7 +156,7 @@ final class ImageServerEngine: Sendable {
         do {
             // The request's deadline: past it, a 503 at once; the render
             // (which has the same deadline) stops at its next check.
-            reply = try await withinDeadline(configuration.timeout, timeout: { ImageServerError.timedOut }) { [self] in
+            reply = try await withinDeadline(configuration.timeout, timeout: { _ in ImageServerError.timedOut }) { [self] in
                 try await answer(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
             }
         } catch {
@@ -356,7 +356,7 @@ final class ImageServerEngine: Sendable {
         // the job itself ends at it too, cancelling a download still under way, so its place is free.
         let deadline = WorkDeadline(secondsFromNow: configuration.timeout)
         do {
-            return try await withinDeadline(configuration.timeout, timeout: { ImageServerError.timedOut }) { [self] in
+            return try await withinDeadline(configuration.timeout, timeout: { _ in ImageServerError.timedOut }) { [self] in
                 try await WorkDeadline.$current.withValue(deadline) {
                     try await renderUnderDeadline(source, options: options, key: key, job: job)
                 }

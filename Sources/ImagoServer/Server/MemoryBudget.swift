@@ -7,133 +7,41 @@ import Imago
 /// allocate (``RenderCost``) before it decodes and gives it back when it
 /// has encoded, so concurrent large renders wait for each other instead of
 /// growing the process. A render larger than the whole budget runs alone.
-/// Waiting ends at the render's deadline.
+/// Waiting ends at the render's deadline. A ``CapacityGates`` of one gate,
+/// weighed in bytes.
 ///
 /// After a large render the allocator's free memory is handed back to the
 /// system (`malloc_trim` with glibc), so a peak does not stay resident.
-final class MemoryBudget: Sendable {
-    /// The budget in bytes.
-    let limit: Int
+struct MemoryBudget: Sendable {
     /// Renders at least this large trim the allocator when they end.
     static let trimThreshold = 64 << 20
+    private let gate: CapacityGates<Int>
 
-    private struct Waiter {
-        let id: UInt64
-        let bytes: Int
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var used = 0
-        var running = 0
-        var waiting: [Waiter] = []
-        var nextID: UInt64 = 0
-        var gone: Set<UInt64> = []
-        var peak = 0
-    }
-
-    private let state = Locked(State())
-
+    /// A budget of `limit` bytes.
     init(limit: Int) {
-        self.limit = max(1, limit)
+        gate = CapacityGates(capacity: limit)
     }
+
+    /// The budget in bytes.
+    var limit: Int { gate.capacity }
 
     /// Bytes held now, and the most held at once.
-    var usage: (used: Int, peak: Int) { state.withLock { ($0.used, $0.peak) } }
+    var usage: (used: Int, peak: Int) { gate.usage }
 
     /// Runs `work` holding `bytes` of the budget.
     ///
     /// - Throws: ``WorkDeadlineExceeded`` when the current deadline passes
     ///   while waiting; what `work` throws.
     func withReservation<T: Sendable>(of bytes: Int, _ work: () async throws -> T) async throws -> T {
-        try await acquire(bytes)
-        defer { release(bytes) }
-        return try await work()
-    }
-
-    private func admits(_ bytes: Int, _ state: State) -> Bool {
-        state.running == 0 || state.used + bytes <= limit
-    }
-
-    private func acquire(_ bytes: Int) async throws {
-        let id: UInt64? = state.withLock { state in
-            if state.waiting.isEmpty, admits(bytes, state) {
-                take(bytes, &state)
-                return nil
-            }
-            state.nextID += 1
-            return state.nextID
-        }
-        guard let id else { return }
         let deadline = WorkDeadline.current
-        let timer = deadline.map { deadline in
-            Task { [self] in
-                try? await Task.sleep(for: .seconds(deadline.secondsLeft))
-                guard !Task.isCancelled else { return }
-                leave(id, with: WorkDeadlineExceeded(deadline: deadline))
-            }
+        try await gate.enter(0, weight: bytes, waitingAtMost: deadline?.secondsLeft) {
+            WorkDeadlineExceeded(deadline: deadline ?? WorkDeadline(uptimeNanoseconds: 0))
         }
-        defer { timer?.cancel() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: Bool? = state.withLock { state in
-                    if state.gone.remove(id) != nil { return nil }
-                    if state.waiting.isEmpty, admits(bytes, state) {
-                        take(bytes, &state)
-                        return true
-                    }
-                    state.waiting.append(Waiter(id: id, bytes: bytes, continuation: continuation))
-                    return false
-                }
-                switch outcome {
-                case true?: continuation.resume()
-                case false?: break
-                case nil: continuation.resume(throwing: deadline.map { WorkDeadlineExceeded(deadline: $0) } ?? CancellationError())
-                }
-            }
-        } onCancel: {
-            leave(id, with: CancellationError())
+        defer {
+            gate.leave(0, weight: bytes)
+            if bytes >= Self.trimThreshold { _ = imago_trim_allocator() }
         }
-    }
-
-    private func take(_ bytes: Int, _ state: inout State) {
-        state.used += bytes
-        state.running += 1
-        state.peak = max(state.peak, state.used)
-    }
-
-    private func release(_ bytes: Int) {
-        let admitted: [Waiter] = state.withLock { state in
-            state.used -= bytes
-            state.running -= 1
-            // In arrival order, as many as now fit (the first always, when nothing runs).
-            var admitted: [Waiter] = []
-            while let first = state.waiting.first, admits(first.bytes, state) {
-                state.waiting.removeFirst()
-                take(first.bytes, &state)
-                admitted.append(first)
-            }
-            return admitted
-        }
-        for waiter in admitted { waiter.continuation.resume() }
-        if bytes >= Self.trimThreshold { Self.trimAllocator() }
-    }
-
-    private func leave(_ id: UInt64, with error: any Error) {
-        let waiter: Waiter? = state.withLock { state in
-            guard let index = state.waiting.firstIndex(where: { $0.id == id }) else {
-                state.gone.insert(id)
-                if state.gone.count > 4096 { state.gone.removeAll() }
-                return nil
-            }
-            return state.waiting.remove(at: index)
-        }
-        waiter?.continuation.resume(throwing: error)
-    }
-
-    /// Returns the allocator's free memory to the system.
-    static func trimAllocator() {
-        _ = imago_trim_allocator()
+        return try await work()
     }
 
     /// A default budget: half the machine's memory, at most 8 GB, at least 512 MB.
