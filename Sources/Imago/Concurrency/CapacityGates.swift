@@ -54,6 +54,9 @@ package final class CapacityGates<Key: Hashable & Sendable>: Sendable {
     /// The weight held now and the most held at once, over all keys.
     package var usage: (used: Int, peak: Int) { state.withLock { ($0.total, $0.peak) } }
 
+    /// How many callers wait at `key`.
+    package func waitingCount(at key: Key) -> Int { state.withLock { $0.gates[key]?.waiting.count ?? 0 } }
+
     /// Waits until `weight` is let in at `key`: at once when it fits, else
     /// in arrival order, for at most `seconds` (none: as long as it takes).
     /// Every successful call needs one ``leave(_:weight:)``.
@@ -109,25 +112,49 @@ package final class CapacityGates<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Lets `weight` in at `key` when it fits now and nobody waits; `false`
+    /// (and nothing taken) otherwise. A `true` needs one ``leave(_:weight:)``.
+    package func tryEnter(_ key: Key, weight: Int = 1) -> Bool {
+        let capacity = self.capacity
+        return state.withLock { state in
+            var gate = state.gates[key, default: Gate()]
+            guard gate.waiting.isEmpty, gate.admits(weight, capacity: capacity) else { return false }
+            gate.take(weight)
+            state.gates[key] = gate
+            Self.count(weight, in: &state)
+            return true
+        }
+    }
+
     /// Gives `weight` back at `key`, and lets in the waiters that now fit, in order.
     package func leave(_ key: Key, weight: Int = 1) {
+        giveBack(weight, at: key, leaving: true)
+    }
+
+    private func giveBack(_ weight: Int, at key: Key, leaving: Bool) {
         let capacity = self.capacity
         let admitted: [Waiter] = state.withLock { state in
             guard var gate = state.gates[key] else { return [] }
             gate.used -= weight
-            gate.holders -= 1
+            if leaving { gate.holders -= 1 }
             state.total -= weight
-            var admitted: [Waiter] = []
-            while let first = gate.waiting.first, gate.admits(first.weight, capacity: capacity) {
-                gate.waiting.removeFirst()
-                gate.take(first.weight)
-                Self.count(first.weight, in: &state)
-                admitted.append(first)
-            }
+            let admitted = Self.admitWaiting(&gate, capacity: capacity, in: &state)
             state.gates[key] = gate.holders == 0 && gate.waiting.isEmpty ? nil : gate
             return admitted
         }
         for waiter in admitted { waiter.continuation.resume() }
+    }
+
+    /// Takes the waiters at the head of `gate` that fit, in order.
+    private static func admitWaiting(_ gate: inout Gate, capacity: Int, in state: inout State) -> [Waiter] {
+        var admitted: [Waiter] = []
+        while let first = gate.waiting.first, gate.admits(first.weight, capacity: capacity) {
+            gate.waiting.removeFirst()
+            gate.take(first.weight)
+            count(first.weight, in: &state)
+            admitted.append(first)
+        }
+        return admitted
     }
 
     private static func count(_ weight: Int, in state: inout State) {
@@ -137,18 +164,22 @@ package final class CapacityGates<Key: Hashable & Sendable>: Sendable {
 
     /// Removes waiter `id`, if it is waiting, and fails it with `error`; one
     /// not yet in line finds the error when it gets there.
+    /// The waiters behind it that now fit (it was in their way) are let in.
     private func fail(_ id: UInt64, at key: Key, with error: any Error) {
-        let waiter: Waiter? = state.withLock { state in
+        let capacity = self.capacity
+        let (failed, admitted): (Waiter?, [Waiter]) = state.withLock { state in
             guard var gate = state.gates[key], let index = gate.waiting.firstIndex(where: { $0.id == id }) else {
                 state.gone[id] = error
                 // Marks of waiters already let in are never read: bounded, not kept.
                 if state.gone.count > 4096 { state.gone.removeAll() }
-                return nil
+                return (nil, [])
             }
             let waiter = gate.waiting.remove(at: index)
+            let admitted = Self.admitWaiting(&gate, capacity: capacity, in: &state)
             state.gates[key] = gate.holders == 0 && gate.waiting.isEmpty ? nil : gate
-            return waiter
+            return (waiter, admitted)
         }
-        waiter?.continuation.resume(throwing: error)
+        failed?.continuation.resume(throwing: error)
+        for waiter in admitted { waiter.continuation.resume() }
     }
 }

@@ -369,72 +369,86 @@ final class ImageServerEngine: Sendable {
     private func renderUnderDeadline(
         _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
     ) async throws(ImageServerError) -> RenderedImage {
-        let maximumSide = configuration.maximumOutputSide
-        let defaultQuality = configuration.defaultQuality
-        let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
-        let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
         do {
             if let stored = await storedResult(for: key) { return kept(stored, for: key, storing: false) }
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
-            let workQueue = pipeline.configuration.workQueue
             // The bytes first: they decide whether to skip or to animate,
             // and hold the metadata a result may keep.
             let bytes = try await fetched(request)
-            if let document = try await svgAnswer(bytes, options: options, job: job) { return kept(document, for: key) }
-            if !options.skipProcessingFormats.isEmpty,
-               let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
-                return kept(skipped, for: key)
+            // Held until the render ends, within the sources' share of the memory budget.
+            guard let rendered = try await memory.withSource(of: bytes.data.count, {
+                try await renderFetched(bytes, request: request, options: options, key: key, job: job)
+            }) else {
+                throw ImageServerError(.saturated, "the server holds as many sources as it may; retry in a moment")
             }
-            // The bytes the rest will allocate, reserved first: large renders queue instead of growing the process.
-            return try await memory.withReservation(of: renderCost(of: bytes.data, options: options)) { [self] in
-                if configuration.maximumAnimationFrames > 1,
-                   let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
-                    return kept(animated, for: key)
-                }
-                let loaded: ImageResponse
-                if let drawn = try await svgDecoded(bytes, request: request, job: job) {
-                    loaded = drawn
-                } else {
-                    loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, source: bytes.data),
-                                               autoRotates: options.autoRotates, job: job)
-                }
-                let started = DispatchTime.now().uptimeNanoseconds
-                let trace = ServiceContext.current ?? .topLevel
-                let (data, format) = try await job.withSlot {
-                    try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
-                        let (image, format) = withSpan(SpanName.process, context: trace) { _ in
-                            let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
-                                                          watermark: watermark, watermarkOpacity: watermarkOpacity)
-                            // `options.format` is set unless the output follows the source.
-                            let format = options.format ?? ProcessingOptions.format(
-                                following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
-                            )
-                            return (options.flattened(processed, for: format), format)
-                        }
-                        // A stopped render is not encoded.
-                        try WorkDeadline.checkCurrent()
-                        return try withSpan(SpanName.encode, context: trace) { span in
-                            span.attributes["imago.format"] = format.rawValue
-                            let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
-                            return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options, limit: exifLimit, logger: logger), format)
-                        }
-                    }
-                }
-                let finished = DispatchTime.now().uptimeNanoseconds
-                return kept(RenderedImage(
-                    data: data,
-                    format: format.imageFormat,
-                    etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
-                    sourceLayer: loaded.source.rawValue,
-                    sourceByteCount: loaded.byteCount,
-                    sourceMetrics: loaded.metrics,
-                    renderingTime: Double(finished - started) / 1e9
-                ), for: key)
-            }
+            return rendered
         } catch {
             let failure = ImageServerError(answering: error)
             metrics.failed(failure)
             throw failure
+        }
+    }
+
+    /// The rest of a render, once its source's bytes are here.
+    private func renderFetched(
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest,
+        options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
+    ) async throws -> RenderedImage {
+        let maximumSide = configuration.maximumOutputSide
+        let defaultQuality = configuration.defaultQuality
+        let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
+        let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
+        let workQueue = pipeline.configuration.workQueue
+        if let document = try await svgAnswer(bytes, options: options, job: job) { return kept(document, for: key) }
+        if !options.skipProcessingFormats.isEmpty,
+           let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
+            return kept(skipped, for: key)
+        }
+        // The bytes the rest will allocate, reserved first: large renders queue instead of growing the process.
+        return try await memory.withReservation(of: renderCost(of: bytes.data, options: options)) { [self] in
+            if configuration.maximumAnimationFrames > 1,
+               let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
+                return kept(animated, for: key)
+            }
+            let loaded: ImageResponse
+            if let drawn = try await svgDecoded(bytes, request: request, job: job) {
+                loaded = drawn
+            } else {
+                loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, source: bytes.data),
+                                           autoRotates: options.autoRotates, job: job)
+            }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let trace = ServiceContext.current ?? .topLevel
+            let (data, format) = try await job.withSlot {
+                try await workQueue.perform { () throws -> (Data, ProcessingOptions.OutputFormat) in
+                    let (image, format) = withSpan(SpanName.process, context: trace) { _ in
+                        let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
+                                                      watermark: watermark, watermarkOpacity: watermarkOpacity)
+                        // `options.format` is set unless the output follows the source.
+                        let format = options.format ?? ProcessingOptions.format(
+                            following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
+                        )
+                        return (options.flattened(processed, for: format), format)
+                    }
+                    // A stopped render is not encoded.
+                    try WorkDeadline.checkCurrent()
+                    return try withSpan(SpanName.encode, context: trace) { span in
+                        span.attributes["imago.format"] = format.rawValue
+                        let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
+                        return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options, limit: exifLimit, logger: logger), format)
+                    }
+                }
+            }
+            let finished = DispatchTime.now().uptimeNanoseconds
+            return kept(RenderedImage(
+                data: data,
+                format: format.imageFormat,
+                etag: "\"" + SHA256.hash(data: data).lowercaseHex + "\"",
+                sourceLayer: loaded.source.rawValue,
+                sourceByteCount: loaded.byteCount,
+                sourceMetrics: loaded.metrics,
+                renderingTime: Double(finished - started) / 1e9
+            ), for: key)
         }
     }
 

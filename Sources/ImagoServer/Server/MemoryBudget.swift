@@ -7,41 +7,71 @@ import Imago
 /// allocate (``RenderCost``) before it decodes and gives it back when it
 /// has encoded, so concurrent large renders wait for each other instead of
 /// growing the process. A render larger than the whole budget runs alone.
-/// Waiting ends at the render's deadline. A ``CapacityGates`` of one gate,
-/// weighed in bytes.
 ///
-/// After a large render the allocator's free memory is handed back to the
-/// system (`malloc_trim` with glibc), so a peak does not stay resident.
+/// A quarter of the budget, apart, bounds the downloaded sources that
+/// renders hold while they wait for a worker: a render whose source does
+/// not fit beside the others is refused as saturated (503) instead of
+/// waiting, since a wait would go on holding the bytes. What sources hold
+/// is then at most this share, plus the downloads under way (each within
+/// the source size limit, as many as the download slots), plus one source
+/// larger than the share when nobody holds any. The two shares are
+/// separate gates: a render never waits for a source.
+///
+/// Waiting ends at the render's deadline. After a large render the
+/// allocator's free memory is handed back to the system (`malloc_trim`
+/// with glibc), so a peak does not stay resident.
 struct MemoryBudget: Sendable {
     /// Renders at least this large trim the allocator when they end.
     static let trimThreshold = 64 << 20
-    private let gate: CapacityGates<Int>
+    private let renders: CapacityGates<Int>
+    private let sources: CapacityGates<Int>
 
-    /// A budget of `limit` bytes.
+    /// A budget of `limit` bytes for renders, and a quarter of it for the sources they hold.
     init(limit: Int) {
-        gate = CapacityGates(capacity: limit)
+        renders = CapacityGates(capacity: limit)
+        sources = CapacityGates(capacity: limit / 4)
     }
 
-    /// The budget in bytes.
-    var limit: Int { gate.capacity }
+    /// The budget of renders in bytes.
+    var limit: Int { renders.capacity }
 
-    /// Bytes held now, and the most held at once.
-    var usage: (used: Int, peak: Int) { gate.usage }
+    /// The share for held sources, in bytes.
+    var sourceLimit: Int { sources.capacity }
+
+    /// Bytes renders hold now, and the most held at once.
+    var usage: (used: Int, peak: Int) { renders.usage }
+
+    /// Bytes reserved for sources now, and the most reserved at once.
+    var sourceUsage: (used: Int, peak: Int) { sources.usage }
 
     /// Runs `work` holding `bytes` of the budget.
     ///
     /// - Throws: ``WorkDeadlineExceeded`` when the current deadline passes
     ///   while waiting; what `work` throws.
     func withReservation<T: Sendable>(of bytes: Int, _ work: () async throws -> T) async throws -> T {
-        let deadline = WorkDeadline.current
-        try await gate.enter(0, weight: bytes, waitingAtMost: deadline?.secondsLeft) {
-            WorkDeadlineExceeded(deadline: deadline ?? WorkDeadline(uptimeNanoseconds: 0))
-        }
+        try await Self.enter(renders, weight: bytes)
         defer {
-            gate.leave(0, weight: bytes)
+            renders.leave(0, weight: bytes)
             if bytes >= Self.trimThreshold { _ = imago_trim_allocator() }
         }
         return try await work()
+    }
+
+    /// Runs `work` holding `bytes` of the sources' share, when they fit
+    /// now (or nobody holds any); `nil` without running it when they do not.
+    /// It does not wait: the bytes are already in memory, and a wait would
+    /// hold them.
+    func withSource<T: Sendable>(of bytes: Int, _ work: () async throws -> T) async throws -> T? {
+        guard sources.tryEnter(0, weight: bytes) else { return nil }
+        defer { sources.leave(0, weight: bytes) }
+        return try await work()
+    }
+
+    private static func enter(_ gates: CapacityGates<Int>, weight: Int) async throws {
+        let deadline = WorkDeadline.current
+        try await gates.enter(0, weight: weight, waitingAtMost: deadline?.secondsLeft) {
+            WorkDeadlineExceeded(deadline: deadline ?? WorkDeadline(uptimeNanoseconds: 0))
+        }
     }
 
     /// A default budget: half the machine's memory, at most 8 GB, at least 512 MB.

@@ -118,7 +118,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most seconds a download waits for a slot of its host.")
     var hostSlotWait = 5.0
 
-    @Option(help: "Megabytes renders may hold at once (source, decoded image, intermediates, encoder); larger renders wait for each other. Default: half the machine's memory, 512 to 8192.")
+    @Option(help: "Megabytes renders may hold at once (source, decoded image, intermediates, encoder); larger renders wait for each other. A quarter more bounds the sources waiting for a worker. Default: half the machine's memory, 512 to 8192.")
     var maxMemory: Int?
 
     @Option(help: "The most seconds a request may take, its wait for a worker, download and render together; past it the answer is 503 and the render stops (IMGPROXY_TIMEOUT).")
