@@ -40,7 +40,9 @@ public enum ImageDecoders {
     /// Reads format, size and frame count from the header, without decoding pixels.
     ///
     /// - Throws: ``ImageDecodingError``: `unsupportedFormat` for unknown
-    ///   bytes, `couldNotOpen` for a broken header.
+    ///   bytes, `couldNotOpen` for a broken header, `tooComplex` for a file
+    ///   a decode would refuse from its structure (more than 100 progressive
+    ///   scans or 256 grid tiles, ``ImageDecodingOptions``' defaults).
     public static func info(for data: Data) throws -> ImageInfo {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC or JPEG XL image")

@@ -37,6 +37,11 @@ import Testing
         strict.maximumScanCount = 5
         let error = #expect(throws: ImageDecodingError.self) { try decoder.decode(try Self.progressiveJPEG(extraScans: 0), options: strict) }
         #expect(error?.code == .tooComplex)
+        // A header read refuses it too (an embedded image's check, a render's cost estimate):
+        // what the header shows of the work a decode would refuse.
+        let many = try Self.progressiveJPEG(extraScans: 500)
+        #expect(throws: ImageDecodingError.self) { try ImageDecoders.info(for: many) }
+        #expect((try? ImageDecoders.info(for: Self.progressiveJPEG(extraScans: 0)))?.width == 64)
         // Baseline files are not walked (one scan per component at most), and stay decodable at any limit.
         let baseline = try JPEGEncoder(quality: 85).encode(TestImages.gradient(width: 64, height: 48))
         #expect(try decoder.decode(baseline, options: strict).width == 64)

@@ -13,13 +13,7 @@ extension CodecDecoder {
                 message: "\(opened.frameCount) frames exceed the limit of \(options.maximumFrameCount)"
             )
         }
-        if opened.scanCount > options.maximumScanCount {
-            throw ImageDecodingError(
-                .tooComplex, format: format,
-                message: "\(opened.scanCount)\(opened.scanCount == options.maximumScanCount + 1 ? " or more" : "") scans exceed the limit of \(options.maximumScanCount)"
-            )
-        }
-        try Self.checkTiles(opened.tileCount, options: options, format: format)
+        try checkStructure(opened, options: options)
         if let index = options.frameIndex, !(0..<opened.frameCount).contains(index) {
             throw ImageDecodingError(
                 .frameOutOfRange, format: format,
@@ -36,6 +30,20 @@ extension CodecDecoder {
                 message: "\(opened.width)x\(opened.height)\(frames > 1 ? " x \(frames) frames" : "") exceeds the limit of \(options.maximumPixelCount) pixels"
             )
         }
+    }
+
+    /// Rejects a file whose structure costs more to decode than its size
+    /// says (more progressive scans or grid tiles than `options` allow) as
+    /// ``ImageDecodingError/Code/tooComplex``: part of ``check(_:options:)``,
+    /// and of ``info(for:options:)``, so a header read refuses what a decode would.
+    func checkStructure(_ opened: OpenedImage<some Sendable>, options: ImageDecodingOptions) throws {
+        if opened.scanCount > options.maximumScanCount {
+            throw ImageDecodingError(
+                .tooComplex, format: format,
+                message: "\(opened.scanCount)\(opened.scanCount == options.maximumScanCount + 1 ? " or more" : "") scans exceed the limit of \(options.maximumScanCount)"
+            )
+        }
+        try Self.checkTiles(opened.tileCount, options: options, format: format)
     }
 
     /// Rejects `tiles` over ``ImageDecodingOptions/maximumTileCount`` as

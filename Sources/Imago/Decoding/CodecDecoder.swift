@@ -173,10 +173,14 @@ public struct CodecDecoder: ImageDecoding {
     /// Reads the header only: format, size, frame count, colour profile and
     /// orientation, no pixels.
     ///
-    /// - Throws: ``ImageDecodingError/Code/couldNotOpen``.
+    /// - Throws: ``ImageDecodingError/Code/couldNotOpen``;
+    ///   ``ImageDecodingError/Code/tooComplex`` for a file a decode with
+    ///   `options` would refuse from its structure (too many progressive
+    ///   scans or grid tiles), which reading its header already shows.
     public func info(for data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) throws -> ImageInfo {
         let opened = try open(data, options: options)
         try checkNotEmpty(opened)
+        try checkStructure(opened, options: options)
         var info = ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount,
                              colorProfile: opened.colorProfile)
         info.orientation = opened.orientation

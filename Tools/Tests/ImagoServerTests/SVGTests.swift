@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Imago
 import ImagoCodecs
 import ImagoServer
+import ImagoTesting
 import LoopbackServer
 import Testing
 
@@ -226,6 +227,20 @@ import Testing
             """#.utf8)
         let text = String(decoding: try SVGSanitizer(maximumEmbeddedPixelCount: 100).sanitized(svg), as: UTF8.self)
         #expect(text.components(separatedBy: "data:image/png").count == 2, "the second 64 pixels go over 100: \(text)")
+    }
+
+    /// A progressive JPEG of a few hundred bytes can hold thousands of scans (seconds of CPU
+    /// to decode): embedded in an SVG, it is dropped like one over the pixel budget.
+    @Test func embeddedJPEGsWithTooManyScansAreDropped() throws {
+        let jpeg = [UInt8](try JPEGEncoder(quality: 85, progressive: true).encode(TestImages.gradient(width: 16, height: 16)))
+        let lastScan = (0..<jpeg.count - 1).last { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA }!
+        let scan = jpeg[lastScan..<(jpeg.count - 2)]
+        let heavy = Data(jpeg[..<(jpeg.count - 2)] + Array(repeating: Array(scan), count: 500).joined() + [0xFF, 0xD9])
+        let text = try sanitized(#"""
+            <svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/jpeg;base64,\#(Data(jpeg).base64EncodedString())"/>\#
+            <image href="data:image/jpeg;base64,\#(heavy.base64EncodedString())"/></svg>
+            """#)
+        #expect(text.components(separatedBy: "data:image/jpeg").count == 2, "only the ordinary one stays")
     }
 
     @Test func xIncludeIsDropped() throws {
