@@ -98,7 +98,9 @@ import Testing
     }
 
     /// Loads `page` in headless Chromium (a fresh profile, at most 60 s, killed after).
-    static func browse(_ page: URL) throws {
+    /// Its exit is awaited, not waited for on a thread: a test thread blocked for a
+    /// minute starves the other suites of the runner's few threads.
+    static func browse(_ page: URL) async throws {
         guard let chromium else { return }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("imago-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
@@ -108,8 +110,15 @@ import Testing
                              "--user-data-dir=\(profile.path)", "--virtual-time-budget=4000", "--dump-dom", page.absoluteString]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        try await withCheckedThrowingContinuation { (exited: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in exited.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                exited.resume(throwing: error)
+            }
+        }
     }
 
     /// A page that shows each document as an `<img>` and loads it as a document (an `<iframe>`, an `<object>`).
@@ -137,13 +146,13 @@ import Testing
                                   contentType: "text/html")
         listener.route(routes)
 
-        try Self.browse(listener.url("/sanitised.html"))
+        try await Self.browse(listener.url("/sanitised.html"))
         let served = listener.requests.map(\.path)
         #expect(served.contains("/sanitised.html") && served.contains { $0.hasPrefix("/svg/") }, "Chromium loaded the page: \(served)")
         let leaked = served.filter { $0.hasPrefix("/leak") }
         #expect(leaked.isEmpty, "requests from sanitised documents: \(leaked)")
 
-        try Self.browse(listener.url("/raw.html"))
+        try await Self.browse(listener.url("/raw.html"))
         let raw = listener.requests.map(\.path).filter { $0.hasPrefix("/leak/raw-") }
         #expect(raw.contains { $0.contains("script") }, "the unsanitised control runs its scripts: \(raw)")
         #expect(raw.contains { $0.contains("import") }, "and loads its imports: \(raw)")
