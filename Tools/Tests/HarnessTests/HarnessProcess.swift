@@ -7,7 +7,11 @@ enum HarnessProcess {
         .deletingLastPathComponent().appendingPathComponent("imago-harness")
 
     /// Runs the harness with `arguments` and returns its exit status and output.
-    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    ///
+    /// The exit is awaited, not waited for on a thread: a soak runs for a
+    /// minute or more under the thread sanitizer, and two blocked test
+    /// threads (as many as cores) stalled every other suite.
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-harness-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -19,8 +23,15 @@ enum HarnessProcess {
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
+        try await withCheckedThrowingContinuation { (exited: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in exited.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                exited.resume(throwing: error)
+            }
+        }
         return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 }

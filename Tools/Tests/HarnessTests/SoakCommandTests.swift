@@ -3,8 +3,8 @@ import Testing
 
 /// `imago-harness soak` and `client`, run as the scripts run them: a short soak must pass every check.
 @Suite struct SoakCommandTests {
-    @Test func aShortSoakPassesEveryCheck() throws {
-        let run = try HarnessProcess.run(["soak", "--requests", "500", "--concurrency", "16", "--json"])
+    @Test func aShortSoakPassesEveryCheck() async throws {
+        let run = try await HarnessProcess.run(["soak", "--requests", "500", "--concurrency", "16", "--json"])
         #expect(run.status == 0, "\(run.stderr)\n\(run.stdout)")
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == 1)
@@ -25,8 +25,8 @@ import Testing
         #expect(outcomes["decodingFailed", default: 0] > 0)
     }
 
-    @Test func clientReportsNanosecondsPerHit() throws {
-        let run = try HarnessProcess.run(["client", "--iterations", "1000", "--json"])
+    @Test func clientReportsNanosecondsPerHit() async throws {
+        let run = try await HarnessProcess.run(["client", "--iterations", "1000", "--json"])
         #expect(run.status == 0, "\(run.stderr)")
         let names = run.stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["benchmark"] as? String
