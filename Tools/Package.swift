@@ -63,6 +63,8 @@ let package = Package(
     targets: [
         // A lock box for the tools' shared state.
         .target(name: "SharedState", swiftSettings: swiftSettings),
+        // Child processes for the tests, awaited without blocking a thread of the test runner.
+        .target(name: "ChildProcesses", swiftSettings: swiftSettings),
         // A scriptable HTTP/1.1 server on loopback: the demo's sample server, benchmarks, tests.
         .target(
             name: "LoopbackServer",
@@ -109,12 +111,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", imago, codecs, testing, server],
+            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", "ChildProcesses", imago, codecs, testing, server],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["imago-harness", "LoopbackServer", "FaultInjection", imago, codecs, testing],
+            dependencies: ["imago-harness", "LoopbackServer", "FaultInjection", "ChildProcesses", imago, codecs, testing],
             swiftSettings: swiftSettings
         ),
         // An example of testing app code with ImagoTesting alone.
@@ -134,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", "SharedState", hummingbird,
+                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", "SharedState", "ChildProcesses", hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
@@ -145,7 +147,7 @@ let package = Package(
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
         .testTarget(
             name: "SnippetTests",
-            dependencies: [imago, asyncHTTPClient, codecs, testing, server, hummingbird],
+            dependencies: [imago, asyncHTTPClient, codecs, testing, server, hummingbird, "ChildProcesses"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// The `imago-harness` binary next to the test bundle, run to its end.
@@ -23,15 +24,7 @@ enum HarnessProcess {
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        try await withCheckedThrowingContinuation { (exited: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in exited.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                exited.resume(throwing: error)
-            }
-        }
+        try await process.runToExit()
         return (process.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 }

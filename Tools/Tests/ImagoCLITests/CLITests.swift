@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Imago
 import ImagoCodecs
@@ -48,11 +49,12 @@ final class LockedBytes: @unchecked Sendable {
         return running.deletingLastPathComponent().appendingPathComponent("imago")
     }()
 
-    func imago(_ arguments: String...) throws -> Run {
-        try imago(arguments)
+    func imago(_ arguments: String...) async throws -> Run {
+        try await imago(arguments)
     }
 
-    func imago(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs `imago` to its end (awaited: no thread of the test runner waits for it).
+    func imago(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -63,8 +65,7 @@ final class LockedBytes: @unchecked Sendable {
         try Data().write(to: err)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        process.waitUntilExit()
+        try await process.runToExit()
         return Run(
             status: process.terminationStatus,
             stdout: try String(contentsOf: out, encoding: .utf8),
@@ -82,9 +83,9 @@ final class LockedBytes: @unchecked Sendable {
             .appendingPathComponent("../../../Tests/ImagoCodecsTests/Resources/\(path)").standardizedFileURL.path
     }
 
-    @Test func infoAndFetchHandleAVIFHEICJPEGXLAndAPNG() throws {
+    @Test func infoAndFetchHandleAVIFHEICJPEGXLAndAPNG() async throws {
         let files = ["avif/rgba8.avif", "heic/orientation6.heic", "jxl/animated.jxl", "apng/offsets.png"].map(Self.codecFixture)
-        let info = try imago(["info", "--json"] + files)
+        let info = try await imago(["info", "--json"] + files)
         #expect(info.status == 0, "\(info.stderr)")
         let facts = info.objects.map { "\($0["format"] ?? "") \($0["width"] ?? "")x\($0["height"] ?? "") \($0["frames"] ?? "")" }
         #expect(facts == ["avif 96x64 1", "heic 16x24 1", "jxl 64x48 4", "png 64x48 4"])
@@ -92,7 +93,7 @@ final class LockedBytes: @unchecked Sendable {
         // JPEG XL, which has alpha, PNG (the library's policy). Twice, into the same folder.
         let output = directory.appendingPathComponent("formats")
         for _ in 0..<2 {
-            let run = try imago(["fetch", "--output", output.path, "--json"] + files)
+            let run = try await imago(["fetch", "--output", output.path, "--json"] + files)
             #expect(run.status == 0, "\(run.stderr)")
         }
         let written = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
@@ -102,13 +103,13 @@ final class LockedBytes: @unchecked Sendable {
         let turned = try ImageDecoders.jpeg().decode(try Data(contentsOf: output.appendingPathComponent("orientation6.jpg")))
         #expect((turned.width, turned.height) == (16, 24))
         // --format avif converts, with a quality.
-        let converted = try imago(["fetch", "--output", output.path, "--format", "avif", "--quality", "40", Self.codecFixture("jxl/rgb8-lossy.jxl")])
+        let converted = try await imago(["fetch", "--output", output.path, "--format", "avif", "--quality", "40", Self.codecFixture("jxl/rgb8-lossy.jxl")])
         #expect(converted.status == 0, "\(converted.stderr)")
         #expect(ImageFormat(sniffing: try Data(contentsOf: output.appendingPathComponent("rgb8-lossy.avif"))) == .avif)
     }
 
-    @Test func infoPrintsOneJSONLinePerSourceWithTheHeaderFacts() throws {
-        let run = try imago("info", "--json", path("wide.png"), path("photo.jpg"))
+    @Test func infoPrintsOneJSONLinePerSourceWithTheHeaderFacts() async throws {
+        let run = try await imago("info", "--json", path("wide.png"), path("photo.jpg"))
         #expect(run.status == 0)
         let objects = run.objects
         #expect(objects.count == 2)
@@ -123,8 +124,8 @@ final class LockedBytes: @unchecked Sendable {
         #expect(objects[1]["bytes"] as? Int == (try Data(contentsOf: fixtures.appendingPathComponent("photo.jpg"))).count)
     }
 
-    @Test func infoFailureExitsOneAndNamesTheSourceOnStderr() throws {
-        let run = try imago("info", "--json", path("wide.png"), path("notes.png"), path("missing.png"))
+    @Test func infoFailureExitsOneAndNamesTheSourceOnStderr() async throws {
+        let run = try await imago("info", "--json", path("wide.png"), path("notes.png"), path("missing.png"))
         #expect(run.status == 1)
         let failures = run.objects.filter { $0["ok"] as? Bool == false }
         #expect(failures.count == 2)
@@ -135,8 +136,8 @@ final class LockedBytes: @unchecked Sendable {
         #expect(errorLines.allSatisfy { $0.hasPrefix("imago: \(fixtures.path)") })
     }
 
-    @Test func infoPlainTextIsOneLinePerSource() throws {
-        let run = try imago("info", path("wide.png"))
+    @Test func infoPlainTextIsOneLinePerSource() async throws {
+        let run = try await imago("info", path("wide.png"))
         #expect(run.stdout == "\(path("wide.png")): png 40x20, 1 frame, \(try Data(contentsOf: fixtures.appendingPathComponent("wide.png")).count) bytes\n")
     }
 
@@ -151,17 +152,17 @@ final class LockedBytes: @unchecked Sendable {
         ["bench", "decode"],
         ["frobnicate"],
     ])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        let run = try imago(arguments)
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await imago(arguments)
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
         #expect(!run.stderr.isEmpty)
     }
 
     // MARK: fetch
 
-    @Test func fetchWritesResizedImagesNamedAfterTheirSources() throws {
+    @Test func fetchWritesResizedImagesNamedAfterTheirSources() async throws {
         let output = directory.appendingPathComponent("out")
-        let run = try imago("fetch", "--json", "--output", output.path, "--resize", "50x50", "--crop", path("photo.jpg"), path("wide.png"))
+        let run = try await imago("fetch", "--json", "--output", output.path, "--resize", "50x50", "--crop", path("photo.jpg"), path("wide.png"))
         #expect(run.status == 0, "\(run.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
         #expect(files == ["photo.jpg", "wide.png"])
@@ -174,11 +175,11 @@ final class LockedBytes: @unchecked Sendable {
             || run.objects.map { $0["output"] as? String } == [output.appendingPathComponent("wide.png").path, output.appendingPathComponent("photo.jpg").path])
     }
 
-    @Test func fetchConvertsTheFormatAndReadsSourcesFromAFile() throws {
+    @Test func fetchConvertsTheFormatAndReadsSourcesFromAFile() async throws {
         let list = directory.appendingPathComponent("list.txt")
         try "# sources\n\(path("photo.jpg"))\n\n\(path("photo.jpg"))\n".write(to: list, atomically: true, encoding: .utf8)
         let output = directory.appendingPathComponent("converted")
-        let run = try imago("fetch", "--input", list.path, "--output", output.path, "--format", "webp", "--quality", "70", "--max-size", "100", "--concurrency", "1")
+        let run = try await imago("fetch", "--input", list.path, "--output", output.path, "--format", "webp", "--quality", "70", "--max-size", "100", "--concurrency", "1")
         #expect(run.status == 0, "\(run.stderr)")
         let files = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
         #expect(files == ["photo-2.webp", "photo.webp"])
@@ -198,12 +199,12 @@ final class LockedBytes: @unchecked Sendable {
         (["--resize", "37x23", "--crop"], Thumbnail(width: 37, height: 23, mode: .crop)),
         (["--max-size", "45"], Thumbnail(maximumPixelSize: 45)),
     ])
-    func fetchGivesTheLibrarysPixels(arguments: [String], thumbnail: Thumbnail) throws {
+    func fetchGivesTheLibrarysPixels(arguments: [String], thumbnail: Thumbnail) async throws {
         let source = TestImages.gradient(width: 203, height: 117)
         let png = fixtures.appendingPathComponent("source-\(UUID().uuidString).png")
         try ImageEncoders.png().encode(source).write(to: png)
         let output = directory.appendingPathComponent("pixels-\(UUID().uuidString)")
-        let run = try imago(["fetch", "--no-cache", "--output", output.path, "--format", "png"] + arguments + [png.path, path("photo.jpg")])
+        let run = try await imago(["fetch", "--no-cache", "--output", output.path, "--format", "png"] + arguments + [png.path, path("photo.jpg")])
         #expect(run.status == 0, "\(run.stderr)")
         func written(_ name: String) throws -> Image {
             try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent(name)))
@@ -219,11 +220,11 @@ final class LockedBytes: @unchecked Sendable {
     /// Without --format, the library's policy: the source's format when
     /// Imago writes it, PNG for GIF, JPEG for HEIC and JPEG XL (PNG when
     /// they have alpha), at the library's default qualities.
-    @Test func fetchWritesTheFormatTheLibraryChooses() throws {
+    @Test func fetchWritesTheFormatTheLibraryChooses() async throws {
         let files = ["heic/rgb8.heic", "heic/rgba8.heic", "jxl/rgb8-lossy.jxl", "jxl/rgba8-lossless.jxl", "gif/pillow-animation.gif",
                      "avif/rgb8-lossy.avif"].map(Self.codecFixture)
         let output = directory.appendingPathComponent("policy")
-        let run = try imago(["fetch", "--no-cache", "--output", output.path] + files + [path("photo.jpg"), path("wide.png")])
+        let run = try await imago(["fetch", "--no-cache", "--output", output.path] + files + [path("photo.jpg"), path("wide.png")])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try contents(of: output) == [
             "photo.jpg", "pillow-animation.png", "rgb8-lossy.avif", "rgb8-lossy.jpg", "rgb8.jpg", "rgba8-lossless.png", "rgba8.png", "wide.png",
@@ -236,7 +237,7 @@ final class LockedBytes: @unchecked Sendable {
     /// An animated source stays animated in PNG (APNG, the default for GIF)
     /// and WebP: every frame, resized, with its duration and the loop
     /// count; JPEG gets the first frame.
-    @Test func fetchKeepsEveryFrameOfAnAnimationInFormatsThatAnimate() throws {
+    @Test func fetchKeepsEveryFrameOfAnAnimationInFormatsThatAnimate() async throws {
         let data = try Data(contentsOf: Self.animatedGIF)
         let source = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(maximumPixelSize: 40)))
         try #require(source.frames.count > 1)
@@ -244,7 +245,7 @@ final class LockedBytes: @unchecked Sendable {
             let output = directory.appendingPathComponent("animated-\(format)")
             var arguments = ["fetch", "--no-cache", "--output", output.path, "--max-size", "40", Self.animatedGIF.path]
             if format != "png" { arguments += ["--format", format] }   // PNG: the default for a GIF
-            let run = try imago(arguments)
+            let run = try await imago(arguments)
             #expect(run.status == 0, "\(run.stderr)")
             let written = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("pillow-animation.\(format == "jpeg" ? "jpg" : format)")))
             #expect(written.width == source.width && written.height == source.height, "\(format)")
@@ -266,10 +267,10 @@ final class LockedBytes: @unchecked Sendable {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     }
 
-    @Test func fetchIntoTheSameFolderAgainReplacesEveryFileWhole() throws {
+    @Test func fetchIntoTheSameFolderAgainReplacesEveryFileWhole() async throws {
         let output = directory.appendingPathComponent("again")
         for run in 1...3 {
-            let result = try imago("fetch", "--no-cache", "--output", output.path, "--max-size", "100", path("photo.jpg"), path("wide.png"))
+            let result = try await imago("fetch", "--no-cache", "--output", output.path, "--max-size", "100", path("photo.jpg"), path("wide.png"))
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             #expect(try contents(of: output) == ["photo.jpg", "wide.png"], "run \(run)")
             let photo = try ImageDecoders.all.decode(try Data(contentsOf: output.appendingPathComponent("photo.jpg")))
@@ -279,24 +280,24 @@ final class LockedBytes: @unchecked Sendable {
         }
     }
 
-    @Test func fetchKeepsTheModeOfAFileItReplaces() throws {
+    @Test func fetchKeepsTheModeOfAFileItReplaces() async throws {
         let output = directory.appendingPathComponent("mode")
-        #expect(try imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
+        #expect(try await imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
         let file = output.appendingPathComponent("wide.png")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        #expect(try imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
+        #expect(try await imago("fetch", "--no-cache", "--output", output.path, path("wide.png")).status == 0)
         let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
 
-    @Test func fetchOverAReadOnlyFileFailsAndLeavesItUntouched() throws {
+    @Test func fetchOverAReadOnlyFileFailsAndLeavesItUntouched() async throws {
         let output = directory.appendingPathComponent("readonly")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         let file = output.appendingPathComponent("wide.png")
         let original = Data("the user's own file".utf8)
         try original.write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
-        let run = try imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"), path("photo.jpg"))
+        let run = try await imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"), path("photo.jpg"))
         #expect(run.status == 1)
         #expect(try Data(contentsOf: file) == original)
         #expect(try contents(of: output) == ["photo.jpg", "wide.png"])
@@ -307,12 +308,12 @@ final class LockedBytes: @unchecked Sendable {
         #expect(run.stderr.contains(path("wide.png")))
     }
 
-    @Test func fetchOntoAFolderOfTheSameNameFailsAndLeavesTheFolder() throws {
+    @Test func fetchOntoAFolderOfTheSameNameFailsAndLeavesTheFolder() async throws {
         let output = directory.appendingPathComponent("folder")
         let blocking = output.appendingPathComponent("wide.png")
         try FileManager.default.createDirectory(at: blocking, withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: blocking.appendingPathComponent("inside.txt"))
-        let run = try imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"))
+        let run = try await imago("fetch", "--no-cache", "--json", "--output", output.path, path("wide.png"))
         #expect(run.status == 1)
         let error = run.objects.first?["error"] as? [String: Any]
         #expect(error?["code"] as? String == "output.writeFailed")
@@ -328,7 +329,7 @@ final class LockedBytes: @unchecked Sendable {
             "/art/cut.png": ServedResponse.ok(png, contentType: "image/png").delivered(.truncated(afterBytes: 10)),
         ])
         let output = directory.appendingPathComponent("http")
-        let run = try imago("fetch", "--json", "--output", output.path,
+        let run = try await imago("fetch", "--json", "--output", output.path,
                             server.url("/art/cover.png").absoluteString, server.url("/art/gone.png").absoluteString, server.url("/art/cut.png").absoluteString)
         try await server.stop()
         #expect(run.status == 1)
@@ -348,9 +349,9 @@ final class LockedBytes: @unchecked Sendable {
         ])
         let url = server.url("/fresh.png").absoluteString
         let cache = directory.appendingPathComponent("cache")
-        let first = try imago("fetch", "--json", "--cache-dir", cache.path, url)
-        let second = try imago("fetch", "--json", "--cache-dir", cache.path, url)
-        let uncached = try imago("fetch", "--json", "--no-cache", url)
+        let first = try await imago("fetch", "--json", "--cache-dir", cache.path, url)
+        let second = try await imago("fetch", "--json", "--cache-dir", cache.path, url)
+        let uncached = try await imago("fetch", "--json", "--no-cache", url)
         try await server.stop()
         #expect(first.objects.first?["cache"] as? String == "network")
         #expect(second.objects.first?["cache"] as? String == "disk")
@@ -387,7 +388,7 @@ final class LockedBytes: @unchecked Sendable {
                 return process
             }
             for process in processes {
-                process.waitUntilExit()
+                await process.exited()
                 #expect(process.terminationStatus == 0)
             }
         }
@@ -404,14 +405,14 @@ final class LockedBytes: @unchecked Sendable {
         #expect(files.allSatisfy { $0.hasSuffix(".entry") })
     }
 
-    @Test func cacheDirAndNoCacheTogetherAreAUsageError() throws {
-        #expect(try imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
+    @Test func cacheDirAndNoCacheTogetherAreAUsageError() async throws {
+        #expect(try await imago("fetch", "x.png", "--cache-dir", "/tmp/x", "--no-cache").status == 2)
     }
 
     // MARK: albums
 
-    @Test func albumsShowsTheSampleFeedWithArtworkOffline() throws {
-        let run = try imago("albums", "--limit", "5")
+    @Test func albumsShowsTheSampleFeedWithArtworkOffline() async throws {
+        let run = try await imago("albums", "--limit", "5")
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.lines
         #expect(lines.count == 6)
@@ -421,7 +422,7 @@ final class LockedBytes: @unchecked Sendable {
     }
 
     @Test(arguments: [["albums", "--limit", "3"], ["info", "--json"]])
-    func aReaderThatQuitsEndsTheCommandQuietly(arguments: [String]) throws {
+    func aReaderThatQuitsEndsTheCommandQuietly(arguments: [String]) async throws {
         // `imago … | head -1`: once the reader has gone, the next write ends the
         // process as SIGPIPE ends a Unix tool, with no crash report.
         let process = Process()
@@ -433,8 +434,7 @@ final class LockedBytes: @unchecked Sendable {
         process.standardOutput = pipe
         process.standardError = try FileHandle(forWritingTo: err)
         try pipe.fileHandleForReading.close()
-        try process.run()
-        process.waitUntilExit()
+        try await process.runToExit()
         let stderr = try String(contentsOf: err, encoding: .utf8)
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE, "\(process.terminationReason) \(process.terminationStatus)")
         #expect(!stderr.contains("Fatal error"), "\(stderr.prefix(300))")
@@ -450,7 +450,7 @@ final class LockedBytes: @unchecked Sendable {
             ]}}
             """#.utf8), contentType: "text/javascript; charset=utf-8"))
         server.route("/good.png", .ok(try ImageEncoders.png().encode(TestImages.solid(width: 4, height: 4)), contentType: "image/png"))
-        let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
+        let run = try await imago("albums", "--feed", server.url("/feed.json").absoluteString)
         try await server.stop()
         #expect(run.status == 1)
         #expect(run.lines.first == "1. A – Good: artwork 4x4")
@@ -462,7 +462,7 @@ final class LockedBytes: @unchecked Sendable {
 
     @Test func albumsWithABrokenFeedFailsWithTheReason() async throws {
         let server = try await LoopbackServer.start(routes: ["/feed.json": .text("<html>down</html>", status: 500, contentType: "text/html")])
-        let run = try imago("albums", "--feed", server.url("/feed.json").absoluteString)
+        let run = try await imago("albums", "--feed", server.url("/feed.json").absoluteString)
         try await server.stop()
         #expect(run.status == 1)
         #expect(run.stderr.contains("feed.json"))
@@ -470,15 +470,15 @@ final class LockedBytes: @unchecked Sendable {
 
     // MARK: show
 
-    @Test func showDrawsTheImageWithHalfBlocks() throws {
+    @Test func showDrawsTheImageWithHalfBlocks() async throws {
         let file = fixtures.appendingPathComponent("quad.png")
         try ImageEncoders.png().encode(Image(width: 2, height: 2, pixelFormat: .rgb8, pixels: [255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255])).write(to: file)
-        let run = try imago(["show", "--width", "2", file.path], environment: ["NO_COLOR": ""])
+        let run = try await imago(["show", "--width", "2", file.path], environment: ["NO_COLOR": ""])
         #expect(run.status == 0, "\(run.stderr)")
         let esc = "\u{1B}"
         #expect(run.stdout == "\(esc)[38;2;255;0;0m\(esc)[48;2;0;0;255m▀\(esc)[38;2;0;255;0m\(esc)[48;2;255;255;255m▀\(esc)[0m\n")
-        #expect(try imago("show", path("missing.png")).status == 1)
-        #expect(try imago("show", "--width", "0", file.path).status == 2)
+        #expect(try await imago("show", path("missing.png")).status == 1)
+        #expect(try await imago("show", "--width", "0", file.path).status == 2)
     }
 
     /// The animated GIF of the codec tests (made by Pillow): 4 frames.
@@ -488,7 +488,7 @@ final class LockedBytes: @unchecked Sendable {
     /// Runs `imago` with a pseudo-terminal as stdout for `seconds`, then
     /// interrupts it (SIGINT, as Ctrl-C does) if it still runs; returns its
     /// status and everything it wrote to the terminal.
-    func imagoOnATerminal(_ arguments: [String], interruptingAfter seconds: Double) throws -> (status: Int32, output: String) {
+    func imagoOnATerminal(_ arguments: [String], interruptingAfter seconds: Double) async throws -> (status: Int32, output: String) {
         var master: Int32 = -1, terminal: Int32 = -1
         var size = winsize(ws_row: 40, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
         #expect(openpty(&master, &terminal, nil, nil, &size) == 0)
@@ -509,16 +509,16 @@ final class LockedBytes: @unchecked Sendable {
             }
         }
         reader.start()
-        Thread.sleep(forTimeInterval: seconds)
+        try await Task.sleep(for: .seconds(seconds))
         if process.isRunning { process.interrupt() }
-        process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.2)   // the reader takes what is left
+        await process.exited()
+        try await Task.sleep(for: .milliseconds(200))   // the reader takes what is left
         close(master)
         return (process.terminationStatus, String(decoding: output.bytes, as: UTF8.self))
     }
 
-    @Test func showPlaysAnAnimationInPlaceAndCtrlCRestoresTheCursor() throws {
-        let run = try imagoOnATerminal(["show", "--width", "8", Self.animatedGIF.path], interruptingAfter: 1.5)
+    @Test func showPlaysAnAnimationInPlaceAndCtrlCRestoresTheCursor() async throws {
+        let run = try await imagoOnATerminal(["show", "--width", "8", Self.animatedGIF.path], interruptingAfter: 1.5)
         // Then it was interrupted, as a shell reports Ctrl-C, with the cursor hidden while it played and shown at the end
         #expect(run.status == 130)
         #expect(run.output.hasPrefix(TerminalAnimation.hideCursor))
@@ -529,34 +529,34 @@ final class LockedBytes: @unchecked Sendable {
         let redraws = run.output.components(separatedBy: "\u{1B}[\(lines)A").count - 1
         #expect(redraws >= 4, "\(redraws) redraws")
         // Piped, only the first frame is drawn, once, and the command ends
-        let piped = try imago(["show", "--width", "8", Self.animatedGIF.path])
+        let piped = try await imago(["show", "--width", "8", Self.animatedGIF.path])
         #expect(piped.status == 0)
         #expect(piped.lines.count == lines && !piped.stdout.contains("\u{1B}[?25l"))
     }
 
-    @Test func noColorDrawsShadesWithoutEscapeSequences() throws {
+    @Test func noColorDrawsShadesWithoutEscapeSequences() async throws {
         let file = fixtures.appendingPathComponent("halves.png")
         // Black on the left, white on the right.
         try ImageEncoders.png().encode(Image(width: 2, height: 2, pixelFormat: .gray8, pixels: [0, 255, 0, 255])).write(to: file)
-        let run = try imago(["show", "--width", "2", file.path], environment: ["NO_COLOR": "1"])
+        let run = try await imago(["show", "--width", "2", file.path], environment: ["NO_COLOR": "1"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == " █\n")
     }
 
     // MARK: version and errors
 
-    @Test func versionPrintsTheVersionAndExitsZero() throws {
-        let run = try imago("--version")
+    @Test func versionPrintsTheVersionAndExitsZero() async throws {
+        let run = try await imago("--version")
         #expect(run.status == 0)
         #expect(run.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(run.stdout)")
     }
 
-    @Test func aRefusedConnectionReadsAsOneCleanLine() throws {
+    @Test func aRefusedConnectionReadsAsOneCleanLine() async throws {
         // A port that refuses connections and that no other test's server
         // can be given meanwhile (a port just freed could be, and answer).
         let closed = try RefusingPort()
         let url = closed.url("/cover.png").absoluteString
-        let run = try imago("info", "--json", url)
+        let run = try await imago("info", "--json", url)
         withExtendedLifetime(closed) {}
         #expect(run.status == 1)
         let error = run.objects.first?["error"] as? [String: Any]
@@ -567,8 +567,8 @@ final class LockedBytes: @unchecked Sendable {
 
     // MARK: bench
 
-    @Test func benchPipelineLoadsEveryImageOnceOverLoopback() throws {
-        let run = try imago("bench", "pipeline", "--images", "24", "--concurrency", "4", "--json")
+    @Test func benchPipelineLoadsEveryImageOnceOverLoopback() async throws {
+        let run = try await imago("bench", "pipeline", "--images", "24", "--concurrency", "4", "--json")
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(run.objects.first)
         #expect(line["images"] as? Int == 24)
@@ -578,8 +578,8 @@ final class LockedBytes: @unchecked Sendable {
         #expect((line["images_per_s"] as? Double ?? 0) > 0)
     }
 
-    @Test func aThousandRequestsForOneURLOverLoopbackShareOneDownloadAndOneDecode() throws {
-        let run = try imago("bench", "pipeline", "--images", "1000", "--same-url", "--memory-cache", "64", "--json")
+    @Test func aThousandRequestsForOneURLOverLoopbackShareOneDownloadAndOneDecode() async throws {
+        let run = try await imago("bench", "pipeline", "--images", "1000", "--same-url", "--memory-cache", "64", "--json")
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(run.objects.first)
         #expect(line["images"] as? Int == 1000)
@@ -587,8 +587,8 @@ final class LockedBytes: @unchecked Sendable {
         #expect(line["decodes"] as? Int == 1)
     }
 
-    @Test func benchPrintsTheContractsJSONLine() throws {
-        let run = try imago("bench", "thumbnail", "--json", "--iterations", "2", "--max-size", "64", path("photo.jpg"))
+    @Test func benchPrintsTheContractsJSONLine() async throws {
+        let run = try await imago("bench", "thumbnail", "--json", "--iterations", "2", "--max-size", "64", path("photo.jpg"))
         #expect(run.status == 0, "\(run.stderr)")
         let line = try #require(run.objects.first)
         #expect(line["benchmark"] as? String == "thumbnail")

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -82,7 +83,7 @@ import Glibc
     }
 
     @Test func headsThatArriveSlowlyOrNeverAreCutAtTheReadTimeout() async throws {
-        let server = try ServeTests.Running(["--unsigned", "--read-request-timeout", "1"])
+        let server = try await ServeTests.Running(["--unsigned", "--read-request-timeout", "1"])
         let port = server.port
         let (closed, elapsed) = try await Self.offThePool { () throws -> ([Int], Double) in
             let silent = try (0..<5).map { _ in try RawConnection(port: port) }
@@ -106,11 +107,11 @@ import Glibc
         #expect(closed.count == 15, "every slow head was cut: \(closed)")
         #expect(elapsed < 8, "within the read timeout and a margin: \(elapsed) s")
         #expect(Self.health(port: server.port) == "HTTP/1.1 200 OK")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     @Test func anIdleKeptAliveConnectionIsClosedAfterTheKeepAliveTimeout() async throws {
-        let server = try ServeTests.Running(["--unsigned", "--keep-alive-timeout", "1"])
+        let server = try await ServeTests.Running(["--unsigned", "--keep-alive-timeout", "1"])
         let port = server.port
         let (answer, keptAlive, closedLater) = try await Self.offThePool { () throws -> (String, Bool, Bool) in
             let connection = try RawConnection(port: port)
@@ -121,9 +122,9 @@ import Glibc
         #expect(answer.hasPrefix("HTTP/1.1 200"))
         #expect(keptAlive, "kept alive after the answer")
         #expect(closedLater, "closed once idle for the keep-alive timeout")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         // With 0, one request per connection.
-        let once = try ServeTests.Running(["--unsigned", "--keep-alive-timeout", "0"])
+        let once = try await ServeTests.Running(["--unsigned", "--keep-alive-timeout", "0"])
         let oncePort = once.port
         let closedAtOnce = try await Self.offThePool { () throws -> Bool in
             let single = try RawConnection(port: oncePort)
@@ -131,13 +132,13 @@ import Glibc
             return single.closedByServer(within: 5)
         }
         #expect(closedAtOnce)
-        #expect(once.stop() == 0)
+        #expect(await once.stop() == 0)
     }
 
     /// More idle connections than the server admits: the oldest idle ones
     /// are shed, so new clients, `/health` among them, still get answers.
     @Test func aFloodOfIdleConnectionsNeitherExhaustsTheServerNorBlocksHealth() async throws {
-        let server = try ServeTests.Running(["--unsigned", "--max-clients", "40", "--read-request-timeout", "30"])
+        let server = try await ServeTests.Running(["--unsigned", "--max-clients", "40", "--read-request-timeout", "30"])
         let port = server.port
         let (healths, shed, last) = try await Self.offThePool { () throws -> ([String?], Int, String?) in
             var flood: [RawConnection] = []
@@ -154,11 +155,11 @@ import Glibc
         #expect(healths == Array(repeating: "HTTP/1.1 200 OK", count: 6), "/health after every 50 idle connections")
         #expect(shed >= 300 - 40, "\(shed) of 300 idle connections were closed")
         #expect(last == "HTTP/1.1 200 OK")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
     }
 
     /// `imago ARGUMENTS` to its exit: the status and both outputs.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = CLITests.binary
         process.arguments = arguments
@@ -167,20 +168,21 @@ import Glibc
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Read both to their ends before waiting, so that neither pipe fills.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Read both to their ends before waiting, so that neither pipe fills (on a thread of its own).
+        let (stdout, stderr) = try await offTheTestThreads {
+            (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())
+        }
+        await process.exited()
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 
-    @Test func theListenerFlagsAreCheckedAndReadFromImgproxysVariables() throws {
+    @Test func theListenerFlagsAreCheckedAndReadFromImgproxysVariables() async throws {
         for (flag, value) in [("--timeout", "0"), ("--read-request-timeout", "-1"), ("--keep-alive-timeout", "nan"),
                               ("--max-clients", "0"), ("--signature-size", "33"), ("--signature-size", "0")] {
-            let result = try Self.run(["serve", "--unsigned", flag, value])
+            let result = try await Self.run(["serve", "--unsigned", flag, value])
             #expect(result.status == 2, "\(flag) \(value): \(result.stderr)")
         }
-        let printed = try Self.run(["serve", "--unsigned", "--print-config"], environment: [
+        let printed = try await Self.run(["serve", "--unsigned", "--print-config"], environment: [
             "IMGPROXY_TIMEOUT": "7", "IMGPROXY_READ_REQUEST_TIMEOUT": "3", "IMGPROXY_KEEP_ALIVE_TIMEOUT": "4",
             "IMGPROXY_MAX_CLIENTS": "99", "IMGPROXY_SIGNATURE_SIZE": "8",
         ])

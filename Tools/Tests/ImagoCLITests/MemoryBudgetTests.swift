@@ -23,7 +23,7 @@ import Testing
     /// `renders` distinct renders at once against a server with `maxMemory`
     /// megabytes; the peak growth of its resident memory, in kB.
     static func peakGrowth(maxMemory: Int, renders: Int, origin: LoopbackServer) async throws -> Int {
-        let server = try ServeTests.Running(["--unsigned", "--allow-private-networks", "--workers", "2", "--max-memory", "\(maxMemory)"])
+        let server = try await ServeTests.Running(["--unsigned", "--allow-private-networks", "--workers", "2", "--max-memory", "\(maxMemory)"])
         let base = memory(of: server.process.processIdentifier).now
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<renders {
@@ -35,7 +35,7 @@ import Testing
         }
         #expect(statuses == Array(repeating: 200, count: renders))
         let peak = memory(of: server.process.processIdentifier).peak
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         return peak - base
     }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Imago
 import ImagoCodecs
@@ -20,7 +21,8 @@ import FoundationNetworking
         /// Standard error when it is a pipe nobody reads (a stuck log collector).
         private(set) var unreadStandardError: Pipe?
 
-        init(_ arguments: [String], environment: [String: String] = [:], standardErrorUnread: Bool = false) throws {
+        /// Starts it and returns once it listens (awaited: no thread of the test runner waits).
+        init(_ arguments: [String], environment: [String: String] = [:], standardErrorUnread: Bool = false) async throws {
             stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
             try Data().write(to: stderr)
             process.executableURL = CLITests.binary
@@ -38,7 +40,7 @@ import FoundationNetworking
             }
             try process.run()
             // The first line on stdout says where it listens.
-            let text = ServeTests.firstLine(of: output)
+            let text = try await offTheTestThreads { ServeTests.firstLine(of: output) }
             guard text.hasPrefix("listening on http://127.0.0.1:"), let port = Int(text.split(separator: ":").last ?? "") else {
                 process.terminate()
                 throw NoListeningLine(line: text, log: log)
@@ -56,10 +58,10 @@ import FoundationNetworking
             return (http.statusCode, data, http.allHeaderFields)
         }
 
-        /// Sends SIGTERM and waits for the exit status.
-        func stop() -> Int32 {
+        /// Sends SIGTERM and awaits the exit status.
+        func stop() async -> Int32 {
             if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            process.waitUntilExit()
+            await process.exited()
             return process.terminationStatus
         }
 
@@ -91,7 +93,7 @@ import FoundationNetworking
 
     @Test func servesHealthImagesAndMetrics() async throws {
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
-        let server = try Running(["--unsigned", "--allow-private-networks"])
+        let server = try await Running(["--unsigned", "--allow-private-networks"])
         let health = try await server.get("/health")
         #expect(health.status == 200)
         #expect(String(decoding: health.body, as: UTF8.self) == "ok")
@@ -108,7 +110,7 @@ import FoundationNetworking
         #expect(metrics.contains("imago_server_output_cache{result=\"miss\"}"))
         let requestCounters = metrics.split(separator: "\n").filter { !$0.hasPrefix("#") && ($0.contains("requests") || $0.contains("request_duration_count")) }
         #expect(requestCounters == ["imago_server_request_duration_count 1"])
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         // One log line per image request, with its status.
         #expect(server.log.contains("GET /insecure/rs:fit:60:60/plain/"))
         #expect(server.log.contains("status=200"))
@@ -126,7 +128,7 @@ import FoundationNetworking
         let origin = try await LoopbackServer.start(routes: [
             "/plain.svg": .ok(plain, contentType: "image/svg+xml"), "/heavy.svg": .ok(heavy, contentType: "image/svg+xml"),
         ])
-        let server = try Running(["--unsigned", "--allow-private-networks", "--svg-rasterizer-timeout", "1"])
+        let server = try await Running(["--unsigned", "--allow-private-networks", "--svg-rasterizer-timeout", "1"])
         // Drawn at its own 2000x2000 (a small size would be quick); the metric below says it was the deadline.
         #expect(try await server.get(Self.imagePath("q:80", origin.url("/heavy.svg")) + "@png").status == 422)
         let drawn = try await server.get(Self.imagePath("rs:fit:20:20", origin.url("/plain.svg")) + "@png")
@@ -134,7 +136,7 @@ import FoundationNetworking
         #expect(try ImageDecoders.all.decode(drawn.body).width == 20)
         let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"imago_server_svg_rasterizer_failures{reason="timeout"} 1"#), "\(metrics)")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         try await origin.stop()
     }
 
@@ -142,25 +144,25 @@ import FoundationNetworking
         let origin = try await LoopbackServer.start(routes: [
             "/slow.jpg": ServedResponse.ok(Self.jpeg, contentType: "image/jpeg").delivered(.trickle(chunkSize: Self.jpeg.count / 4 + 1, interval: .milliseconds(300))),
         ])
-        let server = try Running(["--unsigned", "--allow-private-networks"])
+        let server = try await Running(["--unsigned", "--allow-private-networks"])
         async let slow = server.get(Self.imagePath("rs:fit:30:30", origin.url("/slow.jpg")))
         for _ in 0..<500 where origin.requestCount(for: "/slow.jpg") == 0 { try await Task.sleep(for: .milliseconds(10)) }
         kill(server.process.processIdentifier, SIGTERM)
         let response = try await slow
         #expect(response.status == 200)
         #expect(try ImageDecoders.all.decode(response.body).width == 30)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         try await origin.stop()
     }
 
     @Test func signedWithTheKeyFromTheEnvironment() async throws {
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
-        let server = try Running(["--allow-private-networks"], environment: ["IMAGO_KEY": "736563726574", "IMAGO_SALT": "68656c6c6f"])
+        let server = try await Running(["--allow-private-networks"], environment: ["IMAGO_KEY": "736563726574", "IMAGO_SALT": "68656c6c6f"])
         let path = "/rs:fit:50:50/plain/" + origin.url("/photo.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let signature = try SigningKey(hexKey: "736563726574", hexSalt: "68656c6c6f").signature(forPath: path)
         #expect(try await server.get("/" + signature + path).status == 200)
         #expect(try await server.get("/insecure" + path).status == 403)
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         try await origin.stop()
     }
 
@@ -169,15 +171,15 @@ import FoundationNetworking
         ["--unsigned", "--cache-dir", "/tmp/x", "--no-cache"], ["--unsigned", "--workers", "0"], ["--unsigned", "--log-level", "loud"],
         ["--unsigned", "--port", "70000"],
     ])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        #expect(try Self.serveToExit(arguments).status == 2)
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        #expect(try await Self.serveToExit(arguments).status == 2)
     }
 
-    @Test func aCacheDirThatIsAFileIsAUsageError() throws {
+    @Test func aCacheDirThatIsAFileIsAUsageError() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-not-a-folder-\(UUID().uuidString)")
         try Data("x".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try Self.serveToExit(["--unsigned", "--port", "0", "--cache-dir", file.path])
+        let run = try await Self.serveToExit(["--unsigned", "--port", "0", "--cache-dir", file.path])
         #expect(run.status == 2)
         #expect(run.stderr.contains("--cache-dir"))
         // The file is left as it was.
@@ -195,24 +197,24 @@ import FoundationNetworking
         ])
         for flags in [["--watermark-path", file.path], ["--watermark-url", origin.url("/mark.png").absoluteString],
                       ["--watermark-data", mark.base64EncodedString()]] {
-            let server = try Running(["--unsigned", "--allow-private-networks"] + flags)
+            let server = try await Running(["--unsigned", "--allow-private-networks"] + flags)
             let response = try await server.get(Self.imagePath("rs:fit:60:60/wm:1:nowe", origin.url("/photo.jpg")) + "@png")
             #expect(response.status == 200)
             let image = try ImageDecoders.all.decode(response.body)
             #expect(image.pixel(x: 0, y: 0) == [255, 0, 0], "\(flags[0])")
             #expect(image.pixel(x: 9, y: 9) == [255, 0, 0], "\(flags[0])")
             #expect(image.pixel(x: 30, y: 20) != [255, 0, 0], "\(flags[0])")
-            #expect(server.stop() == 0)
+            #expect(await server.stop() == 0)
         }
         // A watermark that cannot be read stops the start, with its flag named.
-        let missing = try Self.serveToExit(["--unsigned", "--port", "0", "--no-cache", "--watermark-path", file.path + ".missing"])
+        let missing = try await Self.serveToExit(["--unsigned", "--port", "0", "--no-cache", "--watermark-path", file.path + ".missing"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("--watermark-path"))
-        let notImage = try Self.serveToExit(["--unsigned", "--port", "0", "--no-cache", "--watermark-data", "aGVsbG8="])
+        let notImage = try await Self.serveToExit(["--unsigned", "--port", "0", "--no-cache", "--watermark-data", "aGVsbG8="])
         #expect(notImage.status != 0)
         #expect(notImage.stderr.contains("--watermark-data"))
-        #expect(try Self.serveToExit(["--unsigned", "--watermark-opacity", "2"]).status == 2)
-        #expect(try Self.serveToExit(["--unsigned", "--watermark-path", "a", "--watermark-data", "b"]).status == 2)
+        #expect(try await Self.serveToExit(["--unsigned", "--watermark-opacity", "2"]).status == 2)
+        #expect(try await Self.serveToExit(["--unsigned", "--watermark-path", "a", "--watermark-data", "b"]).status == 2)
         try await origin.stop()
     }
 
@@ -227,7 +229,7 @@ import FoundationNetworking
         let source = try ImageEncoders.png().encode(Image(width: 200, height: 100, pixelFormat: .rgb8,
                                                           pixels: (0..<200 * 100 * 3).map { UInt8($0 % 251) }))
         let origin = try await LoopbackServer.start(routes: ["/source.png": .ok(source, contentType: "image/png")])
-        let server = try Running(["--unsigned", "--allow-private-networks", "--allow-security-options"])
+        let server = try await Running(["--unsigned", "--allow-private-networks", "--allow-security-options"])
         var wrong: [String] = []
         for item in cases {
             let (options, width, height) = (item[0] as! String, item[1] as! Int, item[2] as! Int)
@@ -239,7 +241,7 @@ import FoundationNetworking
             if (info.width, info.height) != (width, height) { wrong.append("\(options): \(info.width)x\(info.height), not \(width)x\(height)") }
         }
         #expect(wrong.isEmpty, "\(wrong.joined(separator: "\n"))")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         try await origin.stop()
     }
 
@@ -251,7 +253,7 @@ import FoundationNetworking
     /// one-second delay shows the exit.)
     @Test func readinessGoesDownWhenADrainStarts() async throws {
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
-        let server = try Running(["--unsigned", "--allow-private-networks", "--drain-delay", "3600", "--drain-timeout", "5"])
+        let server = try await Running(["--unsigned", "--allow-private-networks", "--drain-delay", "3600", "--drain-timeout", "5"])
         #expect(try await server.get("/health/live").status == 200)
         #expect(try await server.get("/health/ready").status == 200)
         kill(server.process.processIdentifier, SIGTERM)
@@ -264,10 +266,10 @@ import FoundationNetworking
         #expect(try await server.get("/health/live").status == 200, "still alive while draining")
         #expect(try await server.get(Self.imagePath("rs:fit:30:30", origin.url("/photo.jpg"))).status == 200, "still serving")
         kill(server.process.processIdentifier, SIGKILL)
-        server.process.waitUntilExit()
-        let brief = try Running(["--unsigned", "--drain-delay", "1", "--drain-timeout", "5"])
+        await server.process.exited()
+        let brief = try await Running(["--unsigned", "--drain-delay", "1", "--drain-timeout", "5"])
         #expect(try await brief.get("/health/ready").status == 200)
-        #expect(brief.stop() == 0, "stops by itself once the delay is over")
+        #expect(await brief.stop() == 0, "stops by itself once the delay is over")
         try await origin.stop()
     }
 
@@ -276,7 +278,7 @@ import FoundationNetworking
     /// serving, `/health` and `/metrics` go on.
     @Test func aStalledLogReaderNeverStallsServing() async throws {
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
-        let server = try Running(["--unsigned", "--allow-private-networks", "--log-buffer", "16384"], standardErrorUnread: true)
+        let server = try await Running(["--unsigned", "--allow-private-networks", "--log-buffer", "16384"], standardErrorUnread: true)
         let path = Self.imagePath("rs:fit:20:20", origin.url("/photo.jpg"))
         // About 150 bytes a line: 64 KB of pipe and 16 KB of queue hold some 550 lines.
         let session = URLSession(configuration: .ephemeral)
@@ -292,12 +294,12 @@ import FoundationNetworking
         let metrics = String(decoding: try await server.get("/metrics").body, as: UTF8.self)
         let dropped = metrics.split(separator: "\n").first { $0.hasPrefix("imago_log_lines_dropped ") }
         #expect(Int(dropped?.split(separator: " ").last ?? "0") ?? 0 > 0, "\(dropped ?? "no counter")")
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         try await origin.stop()
     }
 
     /// imgproxy's environment, unchanged, configures `imago serve`; secrets are masked.
-    @Test func printConfigShowsTheEnvironmentWithSecretsMasked() throws {
+    @Test func printConfigShowsTheEnvironmentWithSecretsMasked() async throws {
         let process = Process()
         process.executableURL = CLITests.binary
         process.arguments = ["serve", "--print-config", "--ttl", "5"]
@@ -312,8 +314,8 @@ import FoundationNetworking
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try await offTheTestThreads { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        await process.exited()
         #expect(process.terminationStatus == 0)
         let lines = Set(text.split(separator: "\n").map(String.init))
         for expected in ["host = 0.0.0.0", "port = 8081", "key = ***", "salt = ***", "ttl = 5", "auto-webp = true", "preset = thumb=rs:fill:64:64"] {
@@ -323,16 +325,16 @@ import FoundationNetworking
     }
 
     @Test func aPortInUseExitsOne() async throws {
-        let first = try Running(["--unsigned"])
-        let second = try Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])
+        let first = try await Running(["--unsigned"])
+        let second = try await Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])
         #expect(second.status == 1)
         #expect(second.stderr.lowercased().contains("address already in use"), "\(second.stderr)")
-        #expect(first.stop() == 0)
+        #expect(await first.stop() == 0)
     }
 
     /// Runs `imago serve ARGUMENTS` that is expected to stop by itself (a
     /// usage error, a port in use), without IMAGO_KEY or IMAGO_SALT.
-    static func serveToExit(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    static func serveToExit(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = CLITests.binary
         process.arguments = ["serve"] + arguments
@@ -344,8 +346,8 @@ import FoundationNetworking
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let message = try await offTheTestThreads { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        await process.exited()
         return (process.terminationStatus, message)
     }
 }

@@ -141,14 +141,14 @@ struct TracingTests {
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("imago-trace-store-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }
-        let server = try ServeTests.Running(
+        let server = try await ServeTests.Running(
             ["--unsigned", "--allow-private-networks", "--otlp-endpoint", receiver.endpoint, "--result-store", store.absoluteString],
             environment: ["OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_SERVICE_NAME": "imago-under-test"]
         )
         let trace = IncomingTrace()
         #expect(try await Self.get(ServeTests.imagePath("rs:fit:60:60", origin.url("/photo.jpg")), from: server, trace: trace) == 200)
         let spans = try await receiver.spans(including: Set(Self.renderChildren + ["GET /**", "GET"]))
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
 
         // The request's span continues the client's trace, under its span.
         let request = try Self.span("GET /**", in: spans)
@@ -187,7 +187,7 @@ struct TracingTests {
     @Test func s3SourcesAndTheS3ResultStoreGetTheTraceToo() async throws {
         let receiver = try Receiver()
         let s3 = try await LoopbackServer.start(routes: ["/photos/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
-        let server = try ServeTests.Running(
+        let server = try await ServeTests.Running(
             ["--unsigned", "--use-s3", "--s3-endpoint", s3.baseURL.absoluteString, "--result-store", "s3://store/renders",
              "--otlp-endpoint", receiver.endpoint],
             environment: ["OTEL_BSP_SCHEDULE_DELAY": "100", "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"]
@@ -196,7 +196,7 @@ struct TracingTests {
         let path = "/insecure/rs:fit:40:40/plain/" + "s3://photos/photo.jpg".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         #expect(try await Self.get(path, from: server, trace: trace) == 200)
         let spans = try await receiver.spans(including: Set(Self.renderChildren + ["PUT"]))
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
 
         let request = try Self.span("GET /**", in: spans)
         #expect(request.traceID == trace.traceID)
@@ -259,12 +259,12 @@ struct TracingTests {
     func exportingIsOffUnlessAnEndpointIsConfigured(setting: Setting) async throws {
         let receiver = try Receiver(grpc: setting.usesGRPC)
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
-        let server = try ServeTests.Running(["--unsigned", "--allow-private-networks"], environment: setting.environment(receiver))
+        let server = try await ServeTests.Running(["--unsigned", "--allow-private-networks"], environment: setting.environment(receiver))
         let trace = IncomingTrace()
         #expect(try await Self.get(ServeTests.imagePath("rs:fit:30:30", origin.url("/photo.jpg")), from: server, trace: trace) == 200)
         if setting.exports { _ = try await receiver.spans(including: ["GET /**", "encode"]) }
         // Stopping sends what the exporter still holds.
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 0)
         let spans = receiver.spans
         let sent = origin.requests(for: "/photo.jpg").first?.header("traceparent")
         if setting.exports {
@@ -282,27 +282,27 @@ struct TracingTests {
         try await origin.stop()
     }
 
-    @Test func printConfigNamesTheEndpointAndWhereItCameFrom() throws {
-        func printed(_ arguments: [String], _ environment: [String: String]) throws -> String {
-            let run = try CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
+    @Test func printConfigNamesTheEndpointAndWhereItCameFrom() async throws {
+        func printed(_ arguments: [String], _ environment: [String: String]) async throws -> String {
+            let run = try await CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
             return run.stdout.split(separator: "\n").first { $0.hasPrefix("otlp-endpoint = ") }.map(String.init) ?? run.stdout
         }
-        #expect(try printed([], [:]) == "otlp-endpoint = (none: no tracing)")
-        #expect(try printed(["--otlp-endpoint", "http://collector:4318"], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])
+        #expect(try await printed([], [:]) == "otlp-endpoint = (none: no tracing)")
+        #expect(try await printed(["--otlp-endpoint", "http://collector:4318"], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])
             == "otlp-endpoint = http://collector:4318/v1/traces")
-        #expect(try printed([], ["IMAGO_OTLP_ENDPOINT": "http://collector:4318"]) == "otlp-endpoint = http://collector:4318/v1/traces")
-        #expect(try printed([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])
+        #expect(try await printed([], ["IMAGO_OTLP_ENDPOINT": "http://collector:4318"]) == "otlp-endpoint = http://collector:4318/v1/traces")
+        #expect(try await printed([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])
             == "otlp-endpoint = http://other:4318/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)")
-        #expect(try printed([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318", "OTEL_SDK_DISABLED": "true"])
+        #expect(try await printed([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318", "OTEL_SDK_DISABLED": "true"])
             == "otlp-endpoint = (none: no tracing)")
-        #expect(try ServeTests.serveToExit(["--unsigned", "--otlp-endpoint", "collector:4318"]).status == 2)
+        #expect(try await ServeTests.serveToExit(["--unsigned", "--otlp-endpoint", "collector:4318"]).status == 2)
     }
 
     /// The protocol, where it came from, and the endpoint it implies;
     /// imgproxy's variables mean what they mean to imgproxy.
-    @Test func printConfigNamesTheProtocolAndImgproxysVariablesApply() throws {
-        func printed(_ arguments: [String], _ environment: [String: String]) throws -> [String: String] {
-            let run = try CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
+    @Test func printConfigNamesTheProtocolAndImgproxysVariablesApply() async throws {
+        func printed(_ arguments: [String], _ environment: [String: String]) async throws -> [String: String] {
+            let run = try await CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
             #expect(run.status == 0, "\(run.stderr)")
             var lines: [String: String] = [:]
             for line in run.stdout.split(separator: "\n") where line.hasPrefix("otlp") {
@@ -311,36 +311,36 @@ struct TracingTests {
             }
             return lines
         }
-        #expect(try printed([], [:]) == ["otlp": "false", "otlp-endpoint": "(none: no tracing)", "otlp-protocol": "(none: no tracing)"])
-        #expect(try printed(["--otlp-endpoint", "http://collector:4318"], [:])["otlp-protocol"] == "http/protobuf (the default)")
-        #expect(try printed(["--otlp-endpoint", "http://collector:4318"], [:])["otlp-endpoint"] == "http://collector:4318/v1/traces")
+        #expect(try await printed([], [:]) == ["otlp": "false", "otlp-endpoint": "(none: no tracing)", "otlp-protocol": "(none: no tracing)"])
+        #expect(try await printed(["--otlp-endpoint", "http://collector:4318"], [:])["otlp-protocol"] == "http/protobuf (the default)")
+        #expect(try await printed(["--otlp-endpoint", "http://collector:4318"], [:])["otlp-endpoint"] == "http://collector:4318/v1/traces")
         // gRPC sends to the endpoint as it is; the flag wins over the variables.
-        #expect(try printed(["--otlp-endpoint", "http://collector:4317"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
+        #expect(try await printed(["--otlp-endpoint", "http://collector:4317"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"])
             == ["otlp": "false", "otlp-endpoint": "http://collector:4317", "otlp-protocol": "grpc (OTEL_EXPORTER_OTLP_PROTOCOL)"])
-        #expect(try printed(["--otlp-protocol", "http/json"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"])
+        #expect(try await printed(["--otlp-protocol", "http/json"], ["OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/"])
             == ["otlp": "false", "otlp-endpoint": "http://c:4318/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)", "otlp-protocol": "http/json"])
-        #expect(try printed([], ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom"])["otlp-endpoint"]
+        #expect(try await printed([], ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom"])["otlp-endpoint"]
             == "http://c:4318/custom (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)")
         // --otlp alone: the protocol's collector on localhost.
-        #expect(try printed(["--otlp"], [:])
+        #expect(try await printed(["--otlp"], [:])
             == ["otlp": "true", "otlp-endpoint": "http://localhost:4318/v1/traces (the default for http/protobuf)", "otlp-protocol": "http/protobuf (the default)"])
         // imgproxy's switch: gRPC to localhost, as imgproxy; its protocol names; its 3.x endpoint, with the scheme its protocol implies.
-        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"])
+        #expect(try await printed([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true"])
             == ["otlp": "true", "otlp-endpoint": "http://localhost:4317 (the default for grpc)", "otlp-protocol": "grpc"])
-        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_PROTOCOL": "https"])["otlp-protocol"]
+        #expect(try await printed([], ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_PROTOCOL": "https"])["otlp-protocol"]
             == "http/protobuf (OTEL_EXPORTER_OTLP_PROTOCOL)")
-        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4318", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "https"])
+        #expect(try await printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4318", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "https"])
             == ["otlp": "false", "otlp-endpoint": "https://collector:4318/v1/traces", "otlp-protocol": "http/protobuf"])
-        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4317", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "false"])
+        #expect(try await printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4317", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE": "false"])
             == ["otlp": "false", "otlp-endpoint": "https://collector:4317", "otlp-protocol": "grpc"])
-        #expect(try printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4317", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])["otlp-endpoint"]
+        #expect(try await printed([], ["IMGPROXY_OPEN_TELEMETRY_ENDPOINT": "collector:4317", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"])["otlp-endpoint"]
             == "http://other:4318/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT)", "the standard variable wins over imgproxy 3's")
     }
 
     /// A protocol or an endpoint that is not one is a usage error naming
     /// where it came from, before anything starts (a protocol even with
     /// tracing off).
-    @Test func anUnknownProtocolOrEndpointIsAUsageError() throws {
+    @Test func anUnknownProtocolOrEndpointIsAUsageError() async throws {
         for (arguments, environment, named) in [
             (["--otlp-protocol", "thrift"], [String: String](), "--otlp-protocol thrift"),
             ([], ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "zipkin"], "OTEL_EXPORTER_OTLP_PROTOCOL zipkin"),
@@ -349,7 +349,7 @@ struct TracingTests {
             (["--otlp"], ["OTEL_TRACES_EXPORTER": "console"], "OTEL_TRACES_EXPORTER console"),
         ] {
             // --print-config: the server never starts, whatever the checks say.
-            let run = try CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
+            let run = try await CLITests().imago(["serve", "--print-config", "--unsigned"] + arguments, environment: environment)
             #expect(run.status == 2, "\(arguments) \(environment): \(run.stderr)")
             #expect(run.stderr.contains(named), "\(run.stderr)")
         }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ImagoServer
 import LoopbackServer
@@ -110,15 +111,7 @@ import Testing
                              "--user-data-dir=\(profile.path)", "--virtual-time-budget=4000", "--dump-dom", page.absoluteString]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try await withCheckedThrowingContinuation { (exited: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in exited.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                exited.resume(throwing: error)
-            }
-        }
+        try await process.runToExit()
     }
 
     /// A page that shows each document as an `<img>` and loads it as a document (an `<iframe>`, an `<object>`).
