@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Imago
 @testable import imago_harness
@@ -42,15 +43,9 @@ import Testing
             return false
         }
 
-        /// Waits for the exit (on a Dispatch thread, off the test runner's)
-        /// and closes the output files; returns stdout.
+        /// Awaits the exit and closes the output files; returns stdout.
         func finish() async throws -> String {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async { [process] in
-                    process.waitUntilExit()
-                    continuation.resume()
-                }
-            }
+            await process.exited()
             for handle in handles { try handle.close() }
             return try String(contentsOf: stdout, encoding: .utf8)
         }

@@ -74,18 +74,10 @@ import Glibc
         return String(decoding: answer, as: UTF8.self).split(separator: "\r\n").first.map(String.init)
     }
 
-    /// `body` on a thread of its own: the raw sockets' waits block, and
-    /// must not hold one of the few cooperative threads other tests need.
-    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
-
     @Test func headsThatArriveSlowlyOrNeverAreCutAtTheReadTimeout() async throws {
         let server = try await ServeTests.Running(["--unsigned", "--read-request-timeout", "1"])
         let port = server.port
-        let (closed, elapsed) = try await Self.offThePool { () throws -> ([Int], Double) in
+        let (closed, elapsed) = try await offTheTestThreads { () throws -> ([Int], Double) in
             let silent = try (0..<5).map { _ in try RawConnection(port: port) }
             let partial = try (0..<5).map { _ in try RawConnection(port: port) }
             for connection in partial { connection.send("GET /heal") }
@@ -113,7 +105,7 @@ import Glibc
     @Test func anIdleKeptAliveConnectionIsClosedAfterTheKeepAliveTimeout() async throws {
         let server = try await ServeTests.Running(["--unsigned", "--keep-alive-timeout", "1"])
         let port = server.port
-        let (answer, keptAlive, closedLater) = try await Self.offThePool { () throws -> (String, Bool, Bool) in
+        let (answer, keptAlive, closedLater) = try await offTheTestThreads { () throws -> (String, Bool, Bool) in
             let connection = try RawConnection(port: port)
             connection.send("GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
             let first = connection.receive(within: 5)
@@ -126,7 +118,7 @@ import Glibc
         // With 0, one request per connection.
         let once = try await ServeTests.Running(["--unsigned", "--keep-alive-timeout", "0"])
         let oncePort = once.port
-        let closedAtOnce = try await Self.offThePool { () throws -> Bool in
+        let closedAtOnce = try await offTheTestThreads { () throws -> Bool in
             let single = try RawConnection(port: oncePort)
             single.send("GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
             return single.closedByServer(within: 5)
@@ -140,7 +132,7 @@ import Glibc
     @Test func aFloodOfIdleConnectionsNeitherExhaustsTheServerNorBlocksHealth() async throws {
         let server = try await ServeTests.Running(["--unsigned", "--max-clients", "40", "--read-request-timeout", "30"])
         let port = server.port
-        let (healths, shed, last) = try await Self.offThePool { () throws -> ([String?], Int, String?) in
+        let (healths, shed, last) = try await offTheTestThreads { () throws -> ([String?], Int, String?) in
             var flood: [RawConnection] = []
             var healths: [String?] = []
             for index in 0..<300 {
