@@ -121,9 +121,11 @@ public struct ImageServerConfiguration: Sendable {
     /// encoder's working set for its format and size) before it decodes,
     /// so concurrent large renders queue instead of growing the process; a
     /// render larger than the budget runs alone. Memory is handed back to
-    /// the system after large renders. Default: half the machine's memory,
-    /// from 512 MB to 8 GB. (The output cache, ``outputCacheCapacity``,
-    /// comes on top.)
+    /// the system after large renders. A quarter more holds the downloaded
+    /// sources waiting for a worker: a source that does not fit is answered
+    /// 503 `saturated` rather than kept waiting with its bytes. Default:
+    /// half the machine's memory, from 512 MB to 8 GB. (The output cache,
+    /// ``outputCacheCapacity``, comes on top.)
     public var maximumMemory: Int
     /// The `imago-svg-rasterizer` executable SVG sources are drawn in, one
     /// child process per document; `nil` (the default): the one
