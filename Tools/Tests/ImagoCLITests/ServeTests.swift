@@ -65,7 +65,11 @@ import FoundationNetworking
             return process.terminationStatus
         }
 
-        deinit { if process.isRunning { process.terminate() } }
+        deinit {
+            if process.isRunning { process.terminate() }
+            // Its log has been read by whatever failed; nothing is left in the temporary folder.
+            try? FileManager.default.removeItem(at: stderr)
+        }
     }
 
     struct NoListeningLine: Error, CustomStringConvertible {
