@@ -65,19 +65,12 @@ package final class CapacityGates<Key: Hashable & Sendable>: Sendable {
     ///   `CancellationError` when the calling task is cancelled while it waits.
     package func enter(_ key: Key, weight: Int = 1, waitingAtMost seconds: Double?,
                        orThrow expired: @escaping @Sendable () -> any Error) async throws {
+        if tryEnter(key, weight: weight) { return }
         let capacity = self.capacity
-        let id: UInt64? = state.withLock { state in
-            var gate = state.gates[key, default: Gate()]
-            guard gate.waiting.isEmpty, gate.admits(weight, capacity: capacity) else {
-                state.nextID += 1
-                return state.nextID
-            }
-            gate.take(weight)
-            state.gates[key] = gate
-            Self.count(weight, in: &state)
-            return nil
+        let id: UInt64 = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
         }
-        guard let id else { return }
         let timer = seconds.map { seconds in
             Task { [self] in
                 try? await Task.sleep(for: .seconds(max(0, seconds)))
@@ -128,15 +121,11 @@ package final class CapacityGates<Key: Hashable & Sendable>: Sendable {
 
     /// Gives `weight` back at `key`, and lets in the waiters that now fit, in order.
     package func leave(_ key: Key, weight: Int = 1) {
-        giveBack(weight, at: key, leaving: true)
-    }
-
-    private func giveBack(_ weight: Int, at key: Key, leaving: Bool) {
         let capacity = self.capacity
         let admitted: [Waiter] = state.withLock { state in
             guard var gate = state.gates[key] else { return [] }
             gate.used -= weight
-            if leaving { gate.holders -= 1 }
+            gate.holders -= 1
             state.total -= weight
             let admitted = Self.admitWaiting(&gate, capacity: capacity, in: &state)
             state.gates[key] = gate.holders == 0 && gate.waiting.isEmpty ? nil : gate

@@ -32,18 +32,6 @@ struct MemoryBudget: Sendable {
         sources = CapacityGates(capacity: limit / 4)
     }
 
-    /// The budget of renders in bytes.
-    var limit: Int { renders.capacity }
-
-    /// The share for held sources, in bytes.
-    var sourceLimit: Int { sources.capacity }
-
-    /// Bytes renders hold now, and the most held at once.
-    var usage: (used: Int, peak: Int) { renders.usage }
-
-    /// Bytes reserved for sources now, and the most reserved at once.
-    var sourceUsage: (used: Int, peak: Int) { sources.usage }
-
     /// Runs `work` holding `bytes` of the budget.
     ///
     /// - Throws: ``WorkDeadlineExceeded`` when the current deadline passes
