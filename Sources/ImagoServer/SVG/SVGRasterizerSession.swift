@@ -118,7 +118,14 @@ struct SVGRasterizerSession: ~Copyable {
         argv.append(nil)
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        // ETXTBSY says the executable is open for writing somewhere: being
+        // installed, or its descriptor inherited by a fork that has not yet
+        // reached exec. Both pass within milliseconds, so try a few times.
+        var result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        for attempt in 1...5 where result == ETXTBSY {
+            usleep(useconds_t(attempt * 10_000))
+            result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        }
         return result == 0 ? .success(pid) : .failure(SpawnError(code: result))
     }
 

@@ -17,9 +17,9 @@ import Testing
         // stays in progress) and fails at once after that.
         let started = directory.appendingPathComponent("started")
         let executable = directory.appendingPathComponent("stuck-rasterizer")
-        try Data("#!/bin/sh\n[ -e '\(started.path)' ] && exit 1\necho $$ > '\(started.path).tmp' && mv '\(started.path).tmp' '\(started.path)'\nexec sleep 300\n".utf8)
-            .write(to: executable)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: executable.path)
+        try SVGIsolationTests.writeExecutable(
+            "[ -e '\(started.path)' ] && exit 1\necho $$ > '\(started.path).tmp' && mv '\(started.path).tmp' '\(started.path)'\nexec sleep 300",
+            to: executable)
         // 700 KB each: two do not fit in the 1 MB share of a 4 MB budget; the small PNG does.
         let padding = String(repeating: "x", count: 700_000)
         let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><!-- \#(padding) --><rect width="5" height="5"/></svg>"#.utf8)

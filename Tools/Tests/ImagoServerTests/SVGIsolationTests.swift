@@ -60,6 +60,17 @@ import Glibc
         return nil
     }
 
+    /// Writes a shell script through a close-on-exec descriptor, so that
+    /// no process another test forks meanwhile keeps it open for writing
+    /// (which would make starting it fail with ETXTBSY).
+    static func writeExecutable(_ script: String, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let bytes = Array("#!/bin/sh\n\(script)\n".utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
+    }
+
     /// Whether a process ID names no process (not even a zombie): the child was reaped.
     static func isReaped(_ pid: Int32) -> Bool {
         kill(pid, 0) != 0 && errno == ESRCH
@@ -244,8 +255,7 @@ import Glibc
         let origin = try await Fixture.origin(["/plain.svg": .ok(Self.plain, contentType: "image/svg+xml")])
         for (name, script) in scripts.sorted(by: { $0.key < $1.key }) {
             let executable = directory.appendingPathComponent(name)
-            try Data("#!/bin/sh\n\(script)\n".utf8).write(to: executable)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: executable.path)
+            try Self.writeExecutable(script, to: executable)
             let failing = SVGRasterizerProcess(executable: executable)
             let reason = await Self.reason { _ = try await failing.image(from: Self.plain) }
             let expected: [String: SVGRasterizerFailure.Reason] = ["panic": .panic, "abort": .crash, "segv": .crash, "garbage": .protocolError]
