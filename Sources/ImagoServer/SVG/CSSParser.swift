@@ -153,6 +153,9 @@ struct CSSWriter {
 
     /// Writes one token (not a function, block or `url`: see the other methods).
     mutating func append(_ token: CSSToken) {
+        // A run of whitespace (and the comments dropped inside it) reads as
+        // one space: written as one, so that writing the output again changes nothing.
+        if token == .whitespace, last == .whitespace { return }
         separate(before: token)
         switch token {
         case .ident(let name): text += Self.identifier(name)

@@ -136,5 +136,19 @@ import Testing
             #expect(!String(decoding: sanitised, as: UTF8.self).unicodeScalars.contains { $0.value == 0xFFFE || $0.value == 0xFFFF })
             #expect(throws: Never.self, "\(document)") { _ = try sanitizer.sanitized(sanitised) }
         }
+        // Whitespace around a comment is one space (Fuzz/findings/7), so sanitising again changes nothing.
+        for document in [#"<svg xmlns="http://www.w3.org/2000/svg"><rect style="stroke-dasharray: 1 /*c*/ 2; fill: red"/></svg>"#,
+                         #"<svg xmlns="http://www.w3.org/2000/svg"><style>rect { stroke-dasharray: 1 /*a*/ /*b*/  2 }</style></svg>"#] {
+            let once = try sanitizer.sanitized(Data(document.utf8))
+            #expect(String(decoding: once, as: UTF8.self).contains("1 2"), "\(String(decoding: once, as: UTF8.self))")
+            #expect(try sanitizer.sanitized(once) == once, "\(document)")
+        }
+        // The finding itself (its 0xFF byte read as U+FFFD), through each of the three entry points.
+        let finding = "#\u{FFFD}#url( /*c*/ ntation-1)"
+        let sheet = SVGStyleSanitizer.sanitizedStyleSheet(finding), declarations = SVGStyleSanitizer.sanitizedDeclarations(finding)
+        #expect(SVGStyleSanitizer.sanitizedStyleSheet(sheet) == sheet)
+        #expect(SVGStyleSanitizer.sanitizedDeclarations(declarations) == declarations)
+        let value = try #require(SVGStyleSanitizer.sanitizedValue(finding))
+        #expect(value == "#\u{FFFD}#url( ntation-1)" && SVGStyleSanitizer.sanitizedValue(value) == value, "\(value)")
     }
 }
