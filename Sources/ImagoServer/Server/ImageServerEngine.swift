@@ -131,10 +131,11 @@ final class ImageServerEngine: Sendable {
     }
 
     /// What a render of `source` with `options` will allocate (``RenderCost``),
-    /// from the header's size and the plan's; a header that does not parse
-    /// counts its bytes alone (the decode then fails on its own).
-    private func renderCost(of source: Data, options: ProcessingOptions) -> Int {
-        guard let info = try? ImageDecoders.info(for: source) else { return source.count }
+    /// from the header's size (`header`, parsed once per render) and the
+    /// plan's; a header that does not parse counts its bytes alone (the
+    /// decode then fails on its own).
+    private func renderCost(of source: Data, header: ImageInfo?, options: ProcessingOptions) -> Int {
+        guard let info = header else { return source.count }
         let plan = ResizePlan(sourceWidth: info.width, sourceHeight: info.height, options: options, maximumSide: configuration.maximumOutputSide)
         let output = max(plan.scaledWidth * plan.scaledHeight, plan.resultWidth * plan.resultHeight)
         // An animation is decoded a frame at a time, over a canvas of the same size.
@@ -404,17 +405,19 @@ final class ImageServerEngine: Sendable {
            let skipped = try await skipped(bytes, options: options, requestedFormat: key.requestedFormat, job: job) {
             return kept(skipped, for: key)
         }
+        // The header, read once for the reservation, the animation check and the profile's size.
+        let header = try? ImageDecoders.info(for: bytes.data)
         // The bytes the rest will allocate, reserved first: large renders queue instead of growing the process.
-        return try await memory.withReservation(of: renderCost(of: bytes.data, options: options)) { [self] in
-            if configuration.maximumAnimationFrames > 1,
-               let animated = try await animated(bytes, request: request, options: options, format: key.animatedFormat, job: job) {
+        return try await memory.withReservation(of: renderCost(of: bytes.data, header: header, options: options)) { [self] in
+            if configuration.maximumAnimationFrames > 1, let header,
+               let animated = try await animated(bytes, header: header, request: request, options: options, format: key.animatedFormat, job: job) {
                 return kept(animated, for: key)
             }
             let loaded: ImageResponse
             if let drawn = try await svgDecoded(bytes, request: request, job: job) {
                 loaded = drawn
             } else {
-                loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, source: bytes.data),
+                loaded = try await decoded(bytes, request: request, keepsProfile: keepsProfile(options, format: options.format, header: header),
                                            autoRotates: options.autoRotates, job: job)
             }
             let started = DispatchTime.now().uptimeNanoseconds
@@ -566,9 +569,9 @@ final class ImageServerEngine: Sendable {
     /// than ``ImageServerConfiguration/maximumKeptProfileBytes``: a larger
     /// one is not copied (the pixels are converted to sRGB with it
     /// instead), with a log line.
-    private func keepsProfile(_ options: ProcessingOptions, format: ProcessingOptions.OutputFormat?, source: Data) -> Bool {
+    private func keepsProfile(_ options: ProcessingOptions, format: ProcessingOptions.OutputFormat?, header: ImageInfo?) -> Bool {
         guard Self.keepsProfile(options, format: format) else { return false }
-        let size = (try? ImageDecoders.info(for: source))?.colorProfile?.data.count ?? 0
+        let size = header?.colorProfile?.data.count ?? 0
         guard size <= configuration.maximumKeptProfileBytes else {
             configuration.logger.info("a colour profile of \(size) bytes is not kept (the limit is \(configuration.maximumKeptProfileBytes)); the image is converted to sRGB")
             return false
@@ -635,11 +638,11 @@ final class ImageServerEngine: Sendable {
     /// counts all of them. As imgproxy, `trim` is not applied to
     /// animations; a `smart` gravity is centred so every frame is cut the same.
     private func animated(
-        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest,
+        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), header info: ImageInfo, request: ImageRequest,
         options: ProcessingOptions, format requested: ProcessingOptions.OutputFormat?, job: SharedJob<RenderedImage>
     ) async throws -> RenderedImage? {
         guard let sourceFormat = ImageFormat(sniffing: bytes.data), [.gif, .webp, .png, .avif, .jxl].contains(sourceFormat),
-              let info = try? ImageDecoders.info(for: bytes.data), info.frameCount > 1 else { return nil }
+              info.frameCount > 1 else { return nil }
         // The source decides when nothing else does: GIF stays GIF, APNG
         // stays PNG, the others become WebP.
         let format = requested ?? (sourceFormat == .gif ? .gif : sourceFormat == .png ? .png : .webp)
@@ -656,7 +659,7 @@ final class ImageServerEngine: Sendable {
         guard let encoder = ImageEncoders.animationEncoder(for: format.imageFormat, quality: quality) else { return nil }
         var decodingOptions = pipeline.configuration.decodingOptions
         decodingOptions.thumbnail = request.thumbnail
-        if keepsProfile(options, format: format, source: bytes.data) { decodingOptions.colorManagement = .keepOriginal }
+        if keepsProfile(options, format: format, header: info) { decodingOptions.colorManagement = .keepOriginal }
         let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
         let source = bytes.data
         let limits = decodingOptions
