@@ -142,6 +142,12 @@ let package = Package(
             name: "CGif",
             providers: [.apt(["libgif-dev"]), .brew(["giflib"])]
         ),
+        // libxml2's SAX2 parser: the image server's SVG sanitiser reads documents with it.
+        .systemLibrary(
+            name: "CXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
         // librsvg (with cairo): the image server's SVG sources, rasterised after sanitising.
         // Its shim declares what it uses: librsvg's pkg-config flags carry -pthread, which SwiftPM refuses.
         .systemLibrary(
@@ -205,6 +211,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .target(name: "CXML2", condition: .when(traits: ["Server"])),
                 // SVG sources are rasterised on Linux only, like the server's HTTP side.
                 .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .target(name: "ImagoSVGDrawing", condition: .when(platforms: [.linux], traits: ["Server"])),

@@ -7,13 +7,6 @@ let sanitizer = SVGSanitizer()
 /// and that sanitising it again changes nothing. Returns the output.
 @discardableResult
 func fuzzSVG(_ data: Data) -> Data? {
-    if !KnownFinding.datalessProcessingInstruction.isFixed, !strict, hasDatalessProcessingInstruction(data) {
-        // Finding 5: before its fix this input crashed in FoundationXML, before any property could be
-        // checked. Strict, it goes to the sanitizer, which must refuse it (or crash: the finding again).
-        violated("a processing instruction without data: \(String(decoding: data.prefix(400), as: UTF8.self).debugDescription)",
-                 known: .datalessProcessingInstruction)
-        return nil
-    }
     let once: Data
     do {
         once = try sanitizer.sanitized(data)
@@ -45,23 +38,4 @@ func fuzzSVG(_ data: Data) -> Data? {
                  known: twice == normalized ? .carriageReturnInText : nil)
     }
     return once
-}
-
-/// Whether `data` holds `<?` and a name right before `?>` (no space, so
-/// no data): what libxml2 reports with a NULL data pointer. A superset (it
-/// matches inside comments too), which only skips a few inputs more.
-func hasDatalessProcessingInstruction(_ data: Data) -> Bool {
-    let bytes = [UInt8](data)
-    var index = 0
-    while index + 1 < bytes.count {
-        if bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") {
-            var end = index + 2
-            while end < bytes.count, !" \t\r\n?<>".utf8.contains(bytes[end]) { end += 1 }
-            if end > index + 2, end + 1 < bytes.count, bytes[end] == UInt8(ascii: "?"), bytes[end + 1] == UInt8(ascii: ">") {
-                return true
-            }
-        }
-        index += 1
-    }
-    return false
 }

@@ -48,12 +48,6 @@ enum KnownFinding: String, CaseIterable {
     /// the output again turns each CR in text into LF. Whitespace in
     /// SVG text either way; no markup or reference can come of it.
     case carriageReturnInText = "carriage-return-in-text"
-    /// Finding 5: a processing instruction with no data (`<?x?>`) crashes
-    /// the process (SIGSEGV): libxml2 passes a NULL data pointer, which
-    /// FoundationXML's `_NSXMLParserProcessingInstruction` (declared
-    /// non-optional) hands to `strlen`. Such inputs are not given to the
-    /// sanitizer (a crash cannot be counted and carried on from), unless strict.
-    case datalessProcessingInstruction = "dataless-processing-instruction"
     /// Finding 6: a CSS escape of U+FFFE or U+FFFF (`fill="\\ffff"`) is
     /// written back as the raw character (``CSSWriter`` keeps every scalar
     /// from U+0080 up), which XML does not allow: the sanitised document

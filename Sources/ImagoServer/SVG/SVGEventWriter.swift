@@ -1,13 +1,10 @@
 #if Server
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// The parser's delegate for ``SVGSanitizer``: writes the document again
-/// from the parser's events, keeping only what the sanitizer's rules allow.
+/// Writes the document again for ``SVGSanitizer`` from the events
+/// ``XMLEventReader`` reports, keeping only what the sanitizer's rules allow.
 /// One is made for each document and used on one thread.
-final class SVGEventWriter: NSObject, XMLParserDelegate {
+final class SVGEventWriter: XMLEventHandler {
     /// Elements dropped with their content, lower-cased, in the SVG namespace.
     static let droppedElements: Set<String> = [
         "script", "foreignobject", "iframe", "object", "embed", "audio", "video", "handler", "listener",
@@ -56,8 +53,10 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
 
     // MARK: Elements
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes attributeDict: [String: String]) {
+    /// Whether the document has been refused: the reader stops.
+    var wantsToStop: Bool { failure != nil }
+
+    func startElement(_ elementName: String, attributes attributeDict: [String: String]) {
         guard failure == nil else { return }
         depth += 1
         elementCount += 1
@@ -66,8 +65,8 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             if name == "xmlns" { scope[""] = value } else if name.hasPrefix("xmlns:") { scope[String(name.dropFirst(6))] = value }
         }
         scopes.append(scope)
-        if depth > sanitizer.maximumDepth { return fail(.tooDeep(limit: sanitizer.maximumDepth), parser) }
-        if elementCount > sanitizer.maximumElementCount { return fail(.tooManyElements(limit: sanitizer.maximumElementCount), parser) }
+        if depth > sanitizer.maximumDepth { return fail(.tooDeep(limit: sanitizer.maximumDepth)) }
+        if elementCount > sanitizer.maximumElementCount { return fail(.tooManyElements(limit: sanitizer.maximumElementCount)) }
         if skipped > 0 {
             skipped += 1
             return
@@ -77,7 +76,7 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
         if depth == 1 {
             guard local == "svg", namespace == SVGSanitizer.svgNamespace else {
                 let found = "the root element is \(elementName.prefix(40)) in namespace \(namespace?.prefix(80) ?? "none")"
-                return fail(.notSVG(found), parser)
+                return fail(.notSVG(found))
             }
             sawRoot = true
             filterWork.root(attributeDict)
@@ -86,7 +85,7 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
             skipped = 1
             return
         }
-        if let overBudget = filterWork.count(local.lowercased(), attributes: attributeDict) { return fail(.overBudget(overBudget), parser) }
+        if let overBudget = filterWork.count(local.lowercased(), attributes: attributeDict) { return fail(.overBudget(overBudget)) }
         output += "<" + elementName
         let attributes = sanitizedAttributes(attributeDict)
         for (name, value) in attributes {
@@ -97,7 +96,7 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
         if local == "style" { styleDepth = depth }
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    func endElement(_ elementName: String) {
         guard failure == nil else { return }
         defer {
             depth -= 1
@@ -117,70 +116,26 @@ final class SVGEventWriter: NSObject, XMLParserDelegate {
 
     // MARK: Text
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        text(string)
-    }
-
-    func parser(_ parser: XMLParser, foundIgnorableWhitespace whitespaceString: String) {
-        text(whitespaceString)
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        text(String(decoding: CDATABlock, as: UTF8.self))
-    }
-
     /// Writes text inside the root, escaped, or collects a `style` element's.
-    private func text(_ string: String) {
+    func text(_ string: String) {
         guard failure == nil, skipped == 0, depth > 0 else { return }
         if styleDepth != nil { style += string } else { output += Self.escapedText(string) }
     }
 
-    // MARK: Declarations and errors
+    // MARK: Declarations and entities
 
-    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
-        fail(.markupDeclaration("ENTITY \(name.prefix(40))"), parser)
+    func declaration(_ description: String) {
+        fail(.markupDeclaration(description))
     }
 
-    func parser(_ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?) {
-        fail(.markupDeclaration("ENTITY \(name.prefix(40))"), parser)
+    func undefinedEntity(_ name: String) {
+        fail(.malformed("the entity \(name.prefix(40)) is not defined"))
     }
 
-    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?,
-                notationName: String?) {
-        fail(.markupDeclaration("ENTITY \(name.prefix(40))"), parser)
-    }
-
-    func parser(_ parser: XMLParser, foundElementDeclarationWithName elementName: String, model: String) {
-        fail(.markupDeclaration("ELEMENT \(elementName.prefix(40))"), parser)
-    }
-
-    func parser(_ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
-                type: String?, defaultValue: String?) {
-        fail(.markupDeclaration("ATTLIST \(elementName.prefix(40))"), parser)
-    }
-
-    func parser(_ parser: XMLParser, foundNotationDeclarationWithName name: String, publicID: String?, systemID: String?) {
-        fail(.markupDeclaration("NOTATION \(name.prefix(40))"), parser)
-    }
-
-    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-        fail(.malformed("the entity \(name.prefix(40)) is not defined"), parser)
-        return nil
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        fail(.malformed("XML error \((parseError as NSError).code) at line \(parser.lineNumber)"), parser)
-    }
-
-    func parser(_ parser: XMLParser, validationErrorOccurred validationError: any Error) {
-        fail(.malformed("XML error \((validationError as NSError).code) at line \(parser.lineNumber)"), parser)
-    }
-
-    /// Keeps the first failure and stops the parser.
-    private func fail(_ error: SVGSanitizingError, _ parser: XMLParser) {
+    /// Keeps the first failure (the reader then stops).
+    private func fail(_ error: SVGSanitizingError) {
         guard failure == nil else { return }
         failure = error
-        parser.abortParsing()
     }
 
     // MARK: Rules

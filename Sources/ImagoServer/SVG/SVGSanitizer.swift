@@ -1,16 +1,13 @@
 #if Server
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Imago
 import ImagoCodecs
 
 /// Makes an SVG document safe to rasterise or to send to a browser: what
 /// comes out refers to nothing outside itself and runs no script.
 ///
-/// The document is read by a streaming XML parser (`XMLParser`; libxml2
-/// on Linux) with external entities off, and written again from its
+/// The document is read by a streaming XML parser (libxml2's SAX2, with
+/// nothing loaded from outside the bytes) and written again from its
 /// events, so only what the rules keep reaches the output:
 ///
 /// - Declared markup is refused before parsing: a `DOCTYPE` with an
@@ -82,17 +79,10 @@ public struct SVGSanitizer: Sendable {
         let bytes = [UInt8](data)
         try Self.checkEncoding(bytes)
         try Self.checkDeclarations(bytes)
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = false
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
         let writer = SVGEventWriter(sanitizer: self)
-        parser.delegate = writer
-        let parsed = parser.parse()
-        if let failure = writer.failure { throw failure }
-        guard parsed else {
-            throw .malformed("XML error \((parser.parserError as NSError?)?.code ?? 0) at line \(parser.lineNumber)")
-        }
+        let failure = XMLEventReader.read(bytes, into: writer)
+        if let refused = writer.failure { throw refused }
+        if let failure { throw .malformed("XML error \(failure.code) at line \(failure.line)") }
         guard writer.sawRoot else { throw .notSVG("the document has no root element") }
         guard let drawn = writer.instances.total(limit: maximumInstanceCount), drawn <= maximumInstanceCount else {
             throw .tooManyInstances(limit: maximumInstanceCount)
@@ -189,22 +179,6 @@ public struct SVGSanitizer: Sendable {
                 index += 1
             }
             from = index
-        }
-        // A processing instruction with a target and no data (`<?x?>`, `<?x ?>`):
-        // libxml2 hands FoundationXML's parser a NULL data pointer, which it
-        // passes to strlen, a crash of the whole process. Refused before parsing.
-        var at = 0
-        // `find` answers the index after what it found: the target's first byte.
-        while let start = find(Array("<?".utf8), in: bytes, from: at) {
-            var index = start
-            while index < bytes.count, !isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "?") { index += 1 }
-            let target = index
-            // Data of white space only is no data either (`<?x ?>`).
-            while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
-            if target > start, index + 1 < bytes.count, bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == UInt8(ascii: ">") {
-                throw .markupDeclaration("a processing instruction without data")
-            }
-            at = start
         }
     }
 

@@ -305,9 +305,22 @@ import Testing
         #expect(throws: SVGSanitizingError.tooManyElements(limit: 10)) {
             try SVGSanitizer(maximumElementCount: 10).sanitized(Data(#"<svg xmlns="http://www.w3.org/2000/svg">\#(many)</svg>"#.utf8))
         }
+        // A document cut short, an empty one, an undefined prefix, an undefined entity in an attribute.
+        for malformed in [#"<svg xmlns="http://www.w3.org/2000/svg"><g>"#, "", " ", #"<svg xmlns="http://www.w3.org/2000/svg"><x:g/></svg>"#,
+                          #"<svg xmlns="http://www.w3.org/2000/svg"><rect fill="&x;"/></svg>"#] {
+            #expect(refusal(malformed).map { if case .malformed = $0 { true } else { false } } == true, "\(malformed)")
+        }
         var utf16 = Data([0xFF, 0xFE])
         utf16.append(#"<svg xmlns="http://www.w3.org/2000/svg"/>"#.data(using: .utf16LittleEndian)!)
         #expect(throws: SVGSanitizingError.unsupportedEncoding("a UTF-16 or UTF-32 byte order mark")) { try sanitizer.sanitized(utf16) }
+    }
+
+    @Test func latin1IsWrittenAsUTF8AndReferencesAreReplaced() throws {
+        var latin1 = Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><svg xmlns="http://www.w3.org/2000/svg"><text id="&#233;&amp;">caf"#.utf8)
+        latin1.append(0xE9)
+        latin1.append(contentsOf: Array("&#x263A;&lt;</text></svg>".utf8))
+        let text = String(decoding: try SVGSanitizer().sanitized(latin1), as: UTF8.self)
+        #expect(text.contains("<text id=\"é&amp;\">café☺&lt;</text>"), "\(text)")
     }
 
     @Test func svgIsRecognisedByItsBytes() {
@@ -366,6 +379,11 @@ import Testing
                 <?xml version="1.0"?><!DOCTYPE svg SYSTEM "\#(origin.url("/evil.dtd"))">
                 <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>
                 """#.utf8),
+            // An entity the unloaded DTD would declare is undefined.
+            "/dtd-entity.svg": Data(#"""
+                <?xml version="1.0"?><!DOCTYPE svg SYSTEM "\#(origin.url("/evil.dtd"))">
+                <svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&x;</text><rect fill="&x;"/></svg>
+                """#.utf8),
             "/file.svg": Self.document(white + #"""
                 <image href="\#(redFile.absoluteString)" width="40" height="40"/><image xlink:href="\#(redFile.path)" width="40" height="40"/>
                 """#, attributes: size),
@@ -386,6 +404,7 @@ import Testing
             }
             for format in ["png", nil] as [String?] {
                 for (path, code) in [("/laughs.svg", "undecodable"), ("/entity.svg", "undecodable"), ("/deep.svg", "undecodable"),
+                                     ("/dtd-entity.svg", "undecodable"),
                                      ("/uses.svg", "undecodable"),
                                      ("/huge.svg", "source_too_large")] {
                     let response = try await get(path, format)
