@@ -150,6 +150,42 @@ import Glibc
         #expect(await server.stop() == 0)
     }
 
+    /// The descriptor limit: raised at start as far as the hard limit allows
+    /// (room for every client and 256 descriptors more); where it cannot be,
+    /// the clients are capped to fit, with a warning, so that a flood is shed
+    /// before the descriptors run out and `/health` answers throughout.
+    @Test func theDescriptorLimitIsRaisedOrTheClientsAreCappedToFitIt() async throws {
+        let roomy = try await ServeTests.Running(["--unsigned", "--max-clients", "1000"], descriptorLimit: (soft: 256, hard: 4096))
+        #expect(try Self.descriptorLimits(of: roomy.process.processIdentifier) == [1256, 4096], "the soft limit raised to fit")
+        #expect(!roomy.log.contains("descriptor limit"))
+        #expect(await roomy.stop() == 0)
+        // 300 descriptors and the default 2,048 clients: 44 clients, and 400 idle connections are shed.
+        let tight = try await ServeTests.Running(["--unsigned", "--read-request-timeout", "30"], descriptorLimit: (soft: 300, hard: 300))
+        #expect(tight.log.contains("the descriptor limit is 300: at most 44 clients, not 2048"), "\(tight.log)")
+        let port = tight.port
+        let (healths, opened, last) = try await offTheTestThreads { () throws -> ([String?], Int, String?) in
+            var flood: [RawConnection] = []
+            var healths: [String?] = []
+            for index in 0..<400 {
+                flood.append(try RawConnection(port: port))
+                if index % 100 == 99 { healths.append(Self.health(port: port)) }
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            return (healths, flood.filter { !$0.receive(within: 0.01).closed }.count, Self.health(port: port))
+        }
+        #expect(healths == Array(repeating: "HTTP/1.1 200 OK", count: 4), "/health after every 100 idle connections")
+        #expect(opened <= 44, "\(opened) of 400 idle connections still open")
+        #expect(last == "HTTP/1.1 200 OK")
+        #expect(await tight.stop() == 0)
+    }
+
+    /// A process's soft and hard `RLIMIT_NOFILE`, from `/proc/PID/limits`.
+    static func descriptorLimits(of pid: Int32) throws -> [Int] {
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") } ?? ""
+        return line.dropFirst("Max open files".count).split(separator: " ").prefix(2).compactMap { Int($0) }
+    }
+
     /// `imago ARGUMENTS` to its exit: the status and both outputs.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()

@@ -22,12 +22,21 @@ import FoundationNetworking
         private(set) var unreadStandardError: Pipe?
 
         /// Starts it and returns once it listens (awaited: no thread of the test runner waits).
-        init(_ arguments: [String], environment: [String: String] = [:], standardErrorUnread: Bool = false) async throws {
+        /// `descriptorLimit` starts it under that `RLIMIT_NOFILE` (through
+        /// util-linux's `prlimit`, which sets it and execs imago as the same process).
+        init(_ arguments: [String], environment: [String: String] = [:], standardErrorUnread: Bool = false,
+             descriptorLimit: (soft: Int, hard: Int)? = nil) async throws {
             stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
             try Data().write(to: stderr)
-            process.executableURL = CLITests.binary
             // A long render deadline unless the test sets one (the last --timeout wins): see Fixture.configuration.
-            process.arguments = ["serve", "--port", "0", "--no-cache", "--timeout", "120"] + arguments
+            let serve = ["serve", "--port", "0", "--no-cache", "--timeout", "120"] + arguments
+            if let limit = descriptorLimit {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+                process.arguments = ["--nofile=\(limit.soft):\(limit.hard)", CLITests.binary.path] + serve
+            } else {
+                process.executableURL = CLITests.binary
+                process.arguments = serve
+            }
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let output = Pipe()
             process.standardOutput = output

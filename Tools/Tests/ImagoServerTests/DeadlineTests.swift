@@ -20,7 +20,8 @@ import Testing
     /// Under a deadline that has already passed, each loop stops at its
     /// first check: the result differs from the whole one, and
     /// `WorkDeadline.run` throws rather than return it.
-    @Test(arguments: ["bl:8", "sh:4", "pix:5", "t:10", "rs:force:600:400:1", "wm:1:re:0:0:0.01", "wm:0.7:ce"])
+    @Test(arguments: ["bl:8", "sh:4", "pix:5", "t:10", "rs:force:600:400:1", "wm:1:re:0:0:0.01", "wm:0.7:ce",
+                      "pd:200:200:200:200", "rs:fit:600:600/ex:1"])
     func eachLongLoopStopsOnceTheDeadlineHasPassed(options: String) throws {
         let parsed = try parse(options)
         // A trim needs a border to find: the photo framed in white.

@@ -72,6 +72,48 @@ import Testing
         }
     }
 
+    /// `scp:0` keeps the source's colour profile, but not one over
+    /// `maximumKeptProfileBytes` (1 MB): the pixels are converted to sRGB with
+    /// it instead, and the result is as small as any sRGB thumbnail.
+    @Test func aColourProfileOverItsLimitIsNotCopied() async throws {
+        let keepOriginal = { var options = ImageDecodingOptions(); options.colorManagement = .keepOriginal; return options }()
+        let source = try ImageDecoders.all.decode(MetadataTests.p3, options: keepOriginal)
+        let profile = try #require(source.colorProfile).data
+        // The same Display P3 profile padded to 2 MB, its size field saying so (lcms reads its tags and no further).
+        var padded = [UInt8](profile) + [UInt8](repeating: 0, count: 2_000_000)
+        let size = padded.count
+        padded.replaceSubrange(0..<4, with: [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
+        var large = source
+        large.colorProfile = ColorProfile(data: Data(padded))
+        let bombed = try ImageEncoders.png().encode(large)
+        #expect(try ImageDecoders.all.decode(bombed, options: keepOriginal).colorProfile?.data.count == size, "the source carries the whole profile")
+        let origin = try await Fixture.origin([
+            "/bombed.png": .ok(bombed, contentType: "image/png"),
+            "/modest.png": .ok(try ImageEncoders.png().encode(source), contentType: "image/png"),
+            "/p3.jpg": .ok(MetadataTests.p3, contentType: "image/jpeg"),
+        ])
+        @Sendable func embeddedProfile(of data: Data) throws -> Data? { try ImageDecoders.all.decode(data, options: keepOriginal).colorProfile?.data }
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let kept = try await client.execute(uri: Fixture.path("w:8/scp:0", origin.url("/modest.png"), extension: "png"), method: .get)
+            #expect(try embeddedProfile(of: kept.data) == profile, "a profile within the limit is kept")
+            let dropped = try await client.execute(uri: Fixture.path("w:8/scp:0", origin.url("/bombed.png"), extension: "png"), method: .get)
+            let converted = try await client.execute(uri: Fixture.path("w:8", origin.url("/bombed.png"), extension: "png"), method: .get)
+            #expect(dropped.status == .ok && converted.status == .ok)
+            #expect(try embeddedProfile(of: dropped.data) == nil, "a 2 MB profile is not copied")
+            #expect(dropped.data.count < 10_000, "an 8 px thumbnail stays small (\(dropped.data.count) bytes)")
+            #expect(try ImageDecoders.all.decode(dropped.data).pixels == ImageDecoders.all.decode(converted.data).pixels,
+                    "converted to sRGB, as without scp:0")
+        }
+        // A lower limit, and a JPEG source: the same.
+        try await Fixture.withServer(Fixture.configuration { $0.maximumKeptProfileBytes = 100 }) { client, _ in
+            let dropped = try await client.execute(uri: Fixture.path("w:8/scp:0", origin.url("/p3.jpg"), extension: "jpg"), method: .get)
+            let converted = try await client.execute(uri: Fixture.path("w:8", origin.url("/p3.jpg"), extension: "jpg"), method: .get)
+            #expect(dropped.status == .ok)
+            #expect(try embeddedProfile(of: dropped.data) == nil, "a \(profile.count)-byte profile over a 100-byte limit")
+            #expect(dropped.data == converted.data)
+        }
+    }
+
     @Test func aProgressiveJPEGOfThousandsOfScansIs413BeforeDecoding() async throws {
         let jpeg = try ImageEncoders.jpeg(quality: 85).encode(Fixture.photo(width: 64, height: 48))
         // A progressive JPEG with its last scan repeated 3,000 times.

@@ -146,4 +146,39 @@ import Testing
         }
         #expect(origin.requestCount(for: "/a.jpg") == 1)
     }
+
+    /// A signature has one spelling over HTTP too: padding, `=` inside, the
+    /// standard alphabet, an extra character, stray low bits in the last
+    /// one, whitespace: each is a 403 that reaches no origin, so no CDN can
+    /// be made to cache one image under many keys.
+    @Test func respelledSignaturesAre403() async throws {
+        let origin = try await Fixture.origin()
+        let key = try SigningKey(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        var options = ProcessingOptions()
+        options.width = 16
+        let signed = ImageServerPath(source: origin.url("/a.jpg"), options: options).path(signedWith: key)
+        let parts = signed.dropFirst().split(separator: "/", maxSplits: 1).map(String.init)
+        let (good, rest) = (parts[0], parts[1])
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let lastCharacter = try #require(good.last)
+        let last = try #require(alphabet.firstIndex(of: lastCharacter))
+        let middle = good.index(good.startIndex, offsetBy: 20)
+        let spellings = [good + "=", good + "==", "=" + good, String(good[..<middle]) + "=" + String(good[middle...]),
+                         good.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "%2F"),
+                         good + "A", "%20" + good, good + "%0A", String(good.dropLast()),
+                         String(good.dropLast()) + String(alphabet[(last + 1) % 64]), String(good.dropLast()) + String(alphabet[(last + 2) % 64])]
+        let configuration = Fixture.configuration {
+            $0.acceptsUnsignedPaths = false
+            $0.signingKeys = [key]
+        }
+        try await Fixture.withServer(configuration) { client, _ in
+            for spelling in spellings where spelling != good {
+                let response = try await client.execute(uri: "/img/" + spelling + "/" + rest, method: .get)
+                #expect(response.status == .forbidden, "\(spelling)")
+                #expect(response.errorCode == "bad_signature", "\(spelling)")
+            }
+            #expect(try await client.execute(uri: "/img/" + good + "/" + rest, method: .get).status == .ok)
+        }
+        #expect(origin.requestCount(for: "/a.jpg") == 1, "only the exact spelling reached the origin")
+    }
 }
