@@ -65,6 +65,8 @@ let package = Package(
         .target(name: "SharedState", swiftSettings: swiftSettings),
         // Child processes for the tests, awaited without blocking a thread of the test runner.
         .target(name: "ChildProcesses", swiftSettings: swiftSettings),
+        // Test support: sources built to cost far more than their bytes, for the server's hostile tests.
+        .target(name: "HostileInputs", dependencies: [imago, codecs, testing], swiftSettings: swiftSettings),
         // A scriptable HTTP/1.1 server on loopback: the demo's sample server, benchmarks, tests.
         .target(
             name: "LoopbackServer",
@@ -111,7 +113,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", "ChildProcesses", imago, codecs, testing, server],
+            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", "ChildProcesses", "HostileInputs", imago, codecs, testing, server],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -136,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", "SharedState", "ChildProcesses", hummingbird,
+                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", "SharedState", "ChildProcesses", "HostileInputs", hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

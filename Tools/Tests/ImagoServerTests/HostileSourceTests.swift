@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Imago
 import ImagoCodecs
+import HostileInputs
 import ImagoServer
 import Testing
 
@@ -9,51 +10,10 @@ import Testing
 /// grids of thousands of tiles, metadata of megabytes. Each is refused or
 /// cut down before it costs anything.
 @Suite struct HostileSourceTests {
-    /// CRC-32 (ISO-HDLC), for PNG chunks.
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
-
-    /// `png` with a chunk of `type` and `payload` put after `IHDR`.
-    static func inserting(_ type: String, _ payload: [UInt8], into png: Data) -> Data {
-        let body = Array(type.utf8) + payload
-        let length = UInt32(payload.count), crc = crc32(body)
-        let chunk = [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + body
-            + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
-        var bytes = [UInt8](png)
-        bytes.insert(contentsOf: chunk, at: 8 + 25)   // the signature, then IHDR (13 bytes of data, 12 of frame)
-        return Data(bytes)
-    }
-
-    /// A big-endian TIFF (EXIF) block with one tag: `Copyright` of `count` letters.
-    static func exif(copyrightLength count: Int) -> [UInt8] {
-        func u16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-        func u32(_ value: Int) -> [UInt8] { [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-        let text = [UInt8](repeating: UInt8(ascii: "c"), count: count - 1) + [0]
-        return Array("MM".utf8) + u16(42) + u32(8) + u16(1) + u16(0x8298) + u16(2) + u32(count) + u32(26) + u32(0) + text
-    }
-
-    /// Whether a PNG has a chunk of `type`.
-    static func hasChunk(_ type: String, in png: Data) -> Bool {
-        let bytes = [UInt8](png), name = Array(type.utf8)
-        var offset = 8
-        while offset + 8 <= bytes.count {
-            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            if Array(bytes[offset + 4..<offset + 8]) == name { return true }
-            offset += 12 + length
-        }
-        return false
-    }
-
     @Test func metadataOverItsLimitIsNotCopiedIntoTheResult() async throws {
         let small = try ImageEncoders.png().encode(Fixture.photo(width: 8, height: 8))
-        let bombed = Self.inserting("eXIf", Self.exif(copyrightLength: 2_000_000), into: small)
-        let modest = Self.inserting("eXIf", Self.exif(copyrightLength: 40), into: small)
+        let bombed = HostileInputs.inserting("eXIf", HostileInputs.exif(copyrightLength: 2_000_000), into: small)
+        let modest = HostileInputs.inserting("eXIf", HostileInputs.exif(copyrightLength: 40), into: small)
         let origin = try await Fixture.origin([
             "/bombed.png": .ok(bombed, contentType: "image/png"),
             "/modest.png": .ok(modest, contentType: "image/png"),
@@ -63,10 +23,10 @@ import Testing
             for options in ["w:8", "w:8/sm:0"] {
                 let kept = try await client.execute(uri: Fixture.path(options, origin.url("/modest.png"), extension: "png"), method: .get)
                 #expect(kept.status == .ok)
-                #expect(Self.hasChunk("eXIf", in: kept.data), "\(options): a modest EXIF is kept")
+                #expect(HostileInputs.hasChunk("eXIf", in: kept.data), "\(options): a modest EXIF is kept")
                 let dropped = try await client.execute(uri: Fixture.path(options, origin.url("/bombed.png"), extension: "png"), method: .get)
                 #expect(dropped.status == .ok)
-                #expect(!Self.hasChunk("eXIf", in: dropped.data), "\(options): a 2 MB EXIF is not copied")
+                #expect(!HostileInputs.hasChunk("eXIf", in: dropped.data), "\(options): a 2 MB EXIF is not copied")
                 #expect(dropped.data.count < 10_000, "\(options): an 8x8 thumbnail stays small (\(dropped.data.count) bytes)")
             }
         }
@@ -80,11 +40,9 @@ import Testing
         let source = try ImageDecoders.all.decode(MetadataTests.p3, options: keepOriginal)
         let profile = try #require(source.colorProfile).data
         // The same Display P3 profile padded to 2 MB, its size field saying so (lcms reads its tags and no further).
-        var padded = [UInt8](profile) + [UInt8](repeating: 0, count: 2_000_000)
-        let size = padded.count
-        padded.replaceSubrange(0..<4, with: [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
+        let size = profile.count + 2_000_000
         var large = source
-        large.colorProfile = ColorProfile(data: Data(padded))
+        large.colorProfile = ColorProfile(data: HostileInputs.padded(profile, to: size))
         let bombed = try ImageEncoders.png().encode(large)
         #expect(try ImageDecoders.all.decode(bombed, options: keepOriginal).colorProfile?.data.count == size, "the source carries the whole profile")
         let origin = try await Fixture.origin([
@@ -116,12 +74,7 @@ import Testing
 
     @Test func aProgressiveJPEGOfThousandsOfScansIs413BeforeDecoding() async throws {
         let jpeg = try ImageEncoders.jpeg(quality: 85).encode(Fixture.photo(width: 64, height: 48))
-        // A progressive JPEG with its last scan repeated 3,000 times.
-        let progressive = [UInt8](try JPEGEncoder(quality: 85, progressive: true).encode(Fixture.photo(width: 64, height: 48)))
-        var lastScan = 0
-        for index in 0..<progressive.count - 1 where progressive[index] == 0xFF && progressive[index + 1] == 0xDA { lastScan = index }
-        let end = progressive.count - 2
-        let scans = Data(progressive[..<end] + Array(repeating: Array(progressive[lastScan..<end]), count: 3_000).joined() + [0xFF, 0xD9])
+        let scans = try HostileInputs.progressiveJPEG(extraScans: 3_000)
         let origin = try await Fixture.origin([
             "/scans.jpg": .ok(scans, contentType: "image/jpeg"),
             "/plain.jpg": .ok(jpeg, contentType: "image/jpeg"),

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import HostileInputs
 import ImagoServer
 import LoopbackServer
 import Testing
@@ -31,18 +32,7 @@ import Testing
     /// `svg` without its CSS strings: `"..."` in `style` elements and
     /// `&quot;...&quot;` in attributes (the sanitiser writes every string in
     /// double quotes, with quotes and `&` inside escaped).
-    static func outsideCSSStrings(_ svg: String) -> String {
-        var result = ""
-        for (index, part) in svg.components(separatedBy: "<style>").enumerated() {
-            guard index > 0, let end = part.range(of: "</style>") else {
-                result += part.replacingOccurrences(of: "&quot;[^&]*&quot;", with: "", options: .regularExpression)
-                continue
-            }
-            result += part[..<end.lowerBound].replacingOccurrences(of: "\"[^\"]*\"", with: "", options: .regularExpression)
-            result += part[end.lowerBound...].replacingOccurrences(of: "&quot;[^&]*&quot;", with: "", options: .regularExpression)
-        }
-        return result
-    }
+    static func outsideCSSStrings(_ svg: String) -> String { HostileInputs.outsideCSSStrings(svg) }
 
     @Test func theCorpusHasEveryClassWithSeveralVariants() {
         let classes = ["escaped-url", "quote-desync", "comments", "import", "image-functions", "presentation-attributes", "bad-url",

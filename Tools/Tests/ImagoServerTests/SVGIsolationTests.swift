@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import HostileInputs
 import Imago
 import ImagoServer
 import LoopbackServer
@@ -18,17 +19,11 @@ import Glibc
 @Suite struct SVGIsolationTests {
     static let namespace = #"xmlns="http://www.w3.org/2000/svg""#
 
-    /// A document of `size` pixels whose `body` sits inside `<defs>` and a
-    /// full-size rectangle filtered by `#f`.
-    static func filtered(_ filter: String, size: Int = 64) -> Data {
-        Data("""
-            <svg \(namespace) width="\(size)" height="\(size)"><defs><filter id="f">\(filter)</filter></defs>
-            <rect width="\(size)" height="\(size)" fill="#ff0000" filter="url(#f)"/></svg>
-            """.utf8)
-    }
+    /// A document of `size` pixels with `filter` as its filter `#f` (HostileInputs).
+    static func filtered(_ filter: String, size: Int = 64) -> Data { HostileInputs.filtered(filter, size: size) }
 
     /// 2 KB on which librsvg 2.54 panics ("Data storage buffer dimension mismatch") and aborts.
-    static let convolveOrder30 = filtered(#"<feConvolveMatrix order="30" kernelMatrix="\#(Array(repeating: "1", count: 900).joined(separator: " "))"/>"#)
+    static let convolveOrder30 = HostileInputs.convolveOrder30
 
     /// Heavy, yet within the filter budget: the wall-clock deadline is what stops it.
     static let heavyWithinBudget: Data = {

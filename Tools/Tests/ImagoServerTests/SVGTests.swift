@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import HostileInputs
 import Imago
 import ImagoCodecs
 import ImagoServer
@@ -337,23 +338,9 @@ import Testing
 
     // MARK: Hostile documents, over HTTP
 
-    /// The billion laughs: ten entities, each ten of the one before.
-    static let billionLaughs: Data = {
-        var text = #"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY lol0 "lol">"#
-        for level in 1...9 {
-            text += "<!ENTITY lol\(level) \"" + String(repeating: "&lol\(level - 1);", count: 10) + "\">"
-        }
-        return Data((text + #"]><svg xmlns="http://www.w3.org/2000/svg"><text>&lol9;</text></svg>"#).utf8)
-    }()
-
-    /// Billion laughs with `use`: nine groups, each ten uses of the one before.
-    static let useBomb: Data = {
-        var body = #"<defs><rect id="u0" width="1" height="1"/>"#
-        for level in 1...9 {
-            body += "<g id=\"u\(level)\">" + String(repeating: "<use href=\"#u\(level - 1)\"/>", count: 10) + "</g>"
-        }
-        return document(body + ##"</defs><use href="#u9"/>"##)
-    }()
+    /// The billion laughs, and again with `use` (HostileInputs).
+    static let billionLaughs = HostileInputs.billionLaughs
+    static let useBomb = HostileInputs.useBomb
 
     @Test func hostileDocumentsGetTheirStatusesAndLoadNothing() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-svg-\(UUID().uuidString)")
