@@ -140,7 +140,7 @@ final class ImageServerEngine: Sendable {
         let output = max(plan.scaledWidth * plan.scaledHeight, plan.resultWidth * plan.resultHeight)
         // An animation is decoded a frame at a time, over a canvas of the same size.
         let decoded = info.width.multipliedReportingOverflow(by: info.height * (info.frameCount > 1 ? 2 : 1))
-        return RenderCost.estimate(sourceBytes: source.count, decodedPixels: decoded.overflow ? .max / 16 : decoded.partialValue,
+        return RenderCost.estimate(sourceBytes: source.count, sourceFormat: info.format, decodedPixels: decoded.overflow ? .max / 16 : decoded.partialValue,
                                    outputPixels: output, format: options.format?.imageFormat ?? info.format)
     }
 

@@ -74,8 +74,16 @@ struct MemoryBudget: Sendable {
 /// holds at once), the processing intermediates, and the encoder's working
 /// set for the output format at the output size.
 struct RenderCost {
-    /// Bytes a decoder holds per pixel of its output (RGBA and a working copy).
-    static let decodedBytesPerPixel = 8
+    /// Bytes a decoder holds per pixel of its output: RGBA and a working
+    /// copy; AVIF and HEIC also hold their YUV planes and, for a grid, every
+    /// tile's (a 41 MP grid of 256 tiles grew the server by 12.6 bytes a
+    /// pixel, `Benchmarks/grid-memory.md`).
+    static func decodedBytesPerPixel(_ source: ImageFormat?) -> Int {
+        switch source {
+        case .avif?, .heic?: 14
+        default: 8
+        }
+    }
     /// Bytes the processing holds per output pixel (the resampled image,
     /// a canvas, a blur's passes).
     static let processedBytesPerPixel = 12
@@ -94,8 +102,8 @@ struct RenderCost {
     }
 
     /// The estimate, in bytes.
-    static func estimate(sourceBytes: Int, decodedPixels: Int, outputPixels: Int, format: ImageFormat?) -> Int {
-        let decoded = decodedPixels.multipliedReportingOverflow(by: decodedBytesPerPixel)
+    static func estimate(sourceBytes: Int, sourceFormat: ImageFormat?, decodedPixels: Int, outputPixels: Int, format: ImageFormat?) -> Int {
+        let decoded = decodedPixels.multipliedReportingOverflow(by: decodedBytesPerPixel(sourceFormat))
         let processed = outputPixels.multipliedReportingOverflow(by: processedBytesPerPixel + encoderBytesPerPixel(format))
         guard !decoded.overflow, !processed.overflow else { return .max / 4 }
         return sourceBytes + decoded.partialValue + processed.partialValue
