@@ -1,5 +1,8 @@
 import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Child processes for the tools' tests, waited for without blocking a
 /// thread: the test runner has as many threads as cores, and every suite
@@ -31,5 +34,16 @@ extension Process {
 public func offTheTestThreads<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// Whether this test binary links a sanitizer's runtime (thread or
+/// address). The binaries built beside it (`imago`, the SVG child) then
+/// link it too: their resident memory holds the sanitizer's shadow, and
+/// they set no address-space limit of their own.
+public enum SanitizerRuntime {
+    public static var isLinked: Bool {
+        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)  // RTLD_DEFAULT
+        return ["__tsan_init", "__asan_init"].contains { (name: String) in name.withCString { dlsym(everywhere, $0) } != nil }
     }
 }

@@ -132,18 +132,7 @@ import Glibc
     @Test func aFloodOfIdleConnectionsNeitherExhaustsTheServerNorBlocksHealth() async throws {
         let server = try await ServeTests.Running(["--unsigned", "--max-clients", "40", "--read-request-timeout", "30"])
         let port = server.port
-        let (healths, shed, last) = try await offTheTestThreads { () throws -> ([String?], Int, String?) in
-            var flood: [RawConnection] = []
-            var healths: [String?] = []
-            for index in 0..<300 {
-                flood.append(try RawConnection(port: port))
-                if index % 50 == 49 { healths.append(Self.health(port: port)) }
-            }
-            // The flood was shed down to the limit: most of it is closed.
-            Thread.sleep(forTimeInterval: 0.5)
-            let shed = flood.filter { $0.receive(within: 0.01).closed }.count
-            return (healths, shed, Self.health(port: port))
-        }
+        let (healths, shed, last) = try await Self.flood(port: port, connections: 300, healthEvery: 50)
         #expect(healths == Array(repeating: "HTTP/1.1 200 OK", count: 6), "/health after every 50 idle connections")
         #expect(shed >= 300 - 40, "\(shed) of 300 idle connections were closed")
         #expect(last == "HTTP/1.1 200 OK")
@@ -163,20 +152,28 @@ import Glibc
         let tight = try await ServeTests.Running(["--unsigned", "--read-request-timeout", "30"], descriptorLimit: (soft: 300, hard: 300))
         #expect(tight.log.contains("the descriptor limit is 300: at most 44 clients, not 2048"), "\(tight.log)")
         let port = tight.port
-        let (healths, opened, last) = try await offTheTestThreads { () throws -> ([String?], Int, String?) in
-            var flood: [RawConnection] = []
-            var healths: [String?] = []
-            for index in 0..<400 {
-                flood.append(try RawConnection(port: port))
-                if index % 100 == 99 { healths.append(Self.health(port: port)) }
-            }
-            Thread.sleep(forTimeInterval: 0.5)
-            return (healths, flood.filter { !$0.receive(within: 0.01).closed }.count, Self.health(port: port))
-        }
+        let (healths, closed, last) = try await Self.flood(port: port, connections: 400, healthEvery: 100)
+        let opened = 400 - closed
         #expect(healths == Array(repeating: "HTTP/1.1 200 OK", count: 4), "/health after every 100 idle connections")
         #expect(opened <= 44, "\(opened) of 400 idle connections still open")
         #expect(last == "HTTP/1.1 200 OK")
         #expect(await tight.stop() == 0)
+    }
+
+    /// Opens `connections` idle connections to `port`, asking `/health`
+    /// after every `healthEvery` of them; half a second later, how many the
+    /// server has closed (shed), and `/health` once more.
+    static func flood(port: Int, connections: Int, healthEvery: Int) async throws -> (healths: [String?], closed: Int, last: String?) {
+        try await offTheTestThreads { () throws -> ([String?], Int, String?) in
+            var flood: [RawConnection] = []
+            var healths: [String?] = []
+            for index in 0..<connections {
+                flood.append(try RawConnection(port: port))
+                if index % healthEvery == healthEvery - 1 { healths.append(Self.health(port: port)) }
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            return (healths, flood.filter { $0.receive(within: 0.01).closed }.count, Self.health(port: port))
+        }
     }
 
     /// A process's soft and hard `RLIMIT_NOFILE`, from `/proc/PID/limits`.

@@ -225,12 +225,3 @@ final class HealthPoller: @unchecked Sendable {
         return lock.withLock { (answered, failures) }
     }
 }
-
-/// Whether this test binary links a sanitizer's runtime (and so does the
-/// `imago` beside it): its shadow memory then multiplies resident memory.
-enum SanitizerRuntime {
-    static var isLinked: Bool {
-        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)  // RTLD_DEFAULT
-        return ["__tsan_init", "__asan_init"].contains { (name: String) in name.withCString { dlsym(everywhere, $0) } != nil }
-    }
-}

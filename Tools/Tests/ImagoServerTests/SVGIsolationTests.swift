@@ -1,3 +1,4 @@
+import ChildProcesses
 import Dispatch
 import Foundation
 import HTTPTypes
@@ -99,7 +100,7 @@ import Glibc
         rasterizer.onSpawn = { spawned.record($0) }
         // The unsanitised document reaches librsvg, which panics (or aborts) in the child.
         let reason = await Self.reason { _ = try await rasterizer.image(from: Self.convolveOrder30) }
-        if Self.builtWithASanitizer {
+        if SanitizerRuntime.isLinked {
             // A sanitizer's runtime handles the abort itself (a report, a symbolised stack),
             // which can outlast the deadline: killed at it, the child is a failure all the same.
             #expect(reason == .panic || reason == .crash || reason == .timeout, "\(String(describing: reason))")
@@ -126,19 +127,13 @@ import Glibc
         // 6000x6000 needs a 144 MB surface: over a 96 MiB address space.
         let big = Data(#"<svg \#(Self.namespace) width="6000" height="6000"><rect width="10" height="10"/></svg>"#.utf8)
         let reason = await Self.reason { _ = try await Self.rasterizer(memoryLimit: 96 << 20).image(from: big) }
-        if Self.builtWithASanitizer {
+        if SanitizerRuntime.isLinked {
             // A sanitizer's runtime reserves terabytes for its shadow memory, so a sanitized
             // child sets no address-space limit (its CPU limit and deadline still hold): it draws.
             #expect(reason == nil, "\(String(describing: reason))")
         } else {
             #expect(reason == .outOfMemory || reason == .crash, "\(String(describing: reason))")
         }
-    }
-
-    /// Whether this build links a sanitizer's runtime (so does the child, built with it).
-    static var builtWithASanitizer: Bool {
-        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)  // RTLD_DEFAULT
-        return ["__tsan_init", "__asan_init"].contains { (name: String) in name.withCString { dlsym(everywhere, $0) } != nil }
     }
 
     @Test func cancellingTheCallerKillsTheChild() async throws {
