@@ -9,7 +9,7 @@ import Testing
         let source: (Int, Int)
         let box: (Int, Int)
         let mode: ResizeMode
-        var gravity: ResizeGeometry.Gravity = .center
+        var gravity: Gravity = .center
         var upscaling = false
         var maximum: Int?
         let scaled: (Int, Int)
@@ -104,7 +104,7 @@ import Testing
         for width in sides {
             for height in sides {
                 for (boxWidth, boxHeight) in [(1, 1), (0, 50), (50, 0), (100, 100), (3, 700), (640, 480)] {
-                    for gravity in ResizeGeometry.Gravity.allCases {
+                    for gravity in Gravity.allCases {
                         let geometry = ResizeGeometry(sourceWidth: width, sourceHeight: height, boxWidth: boxWidth, boxHeight: boxHeight,
                                                       mode: mode, gravity: gravity)
                         let label = "\(width)x\(height) \(boxWidth)x\(boxHeight) \(gravity): \(geometry)"
@@ -123,15 +123,15 @@ import Testing
     }
 
     @Test func gravityPlacesAPartInsideAnother() {
-        let origins = ResizeGeometry.Gravity.allCases.map { ($0, $0.origin(ofWidth: 20, height: 10, inWidth: 51, height: 31)) }
-        let expected: [ResizeGeometry.Gravity: (Int, Int)] = [
+        let origins = Gravity.allCases.map { ($0, $0.origin(ofWidth: 20, height: 10, inWidth: 51, height: 31)) }
+        let expected: [Gravity: (Int, Int)] = [
             .center: (15, 10), .north: (15, 0), .south: (15, 21), .east: (31, 10), .west: (0, 10),
             .northEast: (31, 0), .northWest: (0, 0), .southEast: (31, 21), .southWest: (0, 21),
         ]
         for (gravity, origin) in origins {
             #expect(origin == expected[gravity]!, "\(gravity)")
         }
-        #expect(ResizeGeometry.Gravity.east.origin(ofWidth: 60, height: 40, inWidth: 50, height: 30) == (0, 0), "no spare pixels")
+        #expect(Gravity.east.origin(ofWidth: 60, height: 40, inWidth: 50, height: 30) == (0, 0), "no spare pixels")
     }
 
     /// The image is resampled once to the scaled size and then cut: the same

@@ -40,3 +40,83 @@ extension Image {
         return derived(width: outWidth, height: outHeight, pixelFormat: pixelFormat, frames: frames)
     }
 }
+
+extension Image {
+    /// The image turned clockwise by `degrees`, a multiple of 90 (negative
+    /// turns anticlockwise). Every frame is turned.
+    ///
+    /// ```swift
+    /// let portrait = landscape.rotated(degrees: 90)
+    /// ```
+    ///
+    /// - Precondition: `degrees` is a multiple of 90.
+    public func rotated(degrees: Int) -> Image {
+        precondition(degrees % 90 == 0, "images turn by multiples of 90 degrees")
+        return switch (degrees % 360 + 360) % 360 {
+        case 90: applying(.right)
+        case 180: applying(.down)
+        case 270: applying(.left)
+        default: self
+        }
+    }
+
+    /// The image mirrored left to right when `horizontally`, top to bottom
+    /// when `vertically` (both: turned half way, in one pass). Every frame
+    /// is mirrored.
+    ///
+    /// ```swift
+    /// let mirrored = selfie.flipped(horizontally: true)
+    /// ```
+    public func flipped(horizontally: Bool = false, vertically: Bool = false) -> Image {
+        switch (horizontally, vertically) {
+        case (true, true): applying(.down)
+        case (true, false): applying(.upMirrored)
+        case (false, true): applying(.downMirrored)
+        case (false, false): self
+        }
+    }
+}
+
+extension ImageProcessors {
+    /// Turns the image clockwise by a multiple of 90 degrees, as ``Image/rotated(degrees:)`` does.
+    public struct Rotate: ImageProcessing, Hashable {
+        /// The turn, normalised to 0, 90, 180 or 270.
+        public var degrees: Int
+
+        /// Creates the processor.
+        ///
+        /// - Precondition: `degrees` is a multiple of 90.
+        public init(degrees: Int) {
+            precondition(degrees % 90 == 0, "images turn by multiples of 90 degrees")
+            self.degrees = (degrees % 360 + 360) % 360
+        }
+
+        /// `rotate(DEGREES)`.
+        public var identifier: String { "rotate(\(degrees))" }
+
+        public func process(_ image: Image) throws -> Image {
+            image.rotated(degrees: degrees)
+        }
+    }
+
+    /// Mirrors the image, as ``Image/flipped(horizontally:vertically:)`` does.
+    public struct Flip: ImageProcessing, Hashable {
+        /// Whether left and right swap.
+        public var horizontally: Bool
+        /// Whether top and bottom swap.
+        public var vertically: Bool
+
+        /// Creates the processor.
+        public init(horizontally: Bool = false, vertically: Bool = false) {
+            self.horizontally = horizontally
+            self.vertically = vertically
+        }
+
+        /// `flip(h)`, `flip(v)`, `flip(hv)` or `flip()`.
+        public var identifier: String { "flip(\(horizontally ? "h" : "")\(vertically ? "v" : ""))" }
+
+        public func process(_ image: Image) throws -> Image {
+            image.flipped(horizontally: horizontally, vertically: vertically)
+        }
+    }
+}

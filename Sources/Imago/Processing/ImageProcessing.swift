@@ -78,3 +78,12 @@ public enum ImageProcessors {
         }
     }
 }
+
+extension ImageProcessors.Blur {
+    /// Creates the processor for a blur like a Gaussian of `sigma` pixels,
+    /// as ``Image/blurred(sigma:)`` applies it.
+    public init(sigma: Double) {
+        precondition(sigma >= 0 && sigma.isFinite, "sigma must be a finite number, 0 or more")
+        self.init(radius: sigma > 0 ? Image.boxRadius(sigma: sigma) : 0)
+    }
+}

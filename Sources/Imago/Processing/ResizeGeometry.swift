@@ -63,47 +63,6 @@ public enum ResizeMode: String, Sendable, Hashable, CaseIterable {
 ///   (no larger than the scaled image), placed at the ``Gravity``; its
 ///   spare pixels are split with the odd one after (towards the bottom right).
 public struct ResizeGeometry: Sendable, Hashable, CustomStringConvertible {
-    /// Where a cut keeps the image: the centre, an edge or a corner.
-    public enum Gravity: String, Sendable, Hashable, CaseIterable {
-        /// The centre.
-        case center
-        /// The top edge, centred across.
-        case north
-        /// The bottom edge, centred across.
-        case south
-        /// The right edge, centred down.
-        case east
-        /// The left edge, centred down.
-        case west
-        /// The top-right corner.
-        case northEast
-        /// The top-left corner.
-        case northWest
-        /// The bottom-right corner.
-        case southEast
-        /// The bottom-left corner.
-        case southWest
-
-        /// The top-left corner of a `width` x `height` part placed at this
-        /// gravity inside `outerWidth` x `outerHeight`: 0 on the gravity's
-        /// edge, all the spare pixels on the opposite one, half of them
-        /// (rounded down) when centred.
-        public func origin(ofWidth width: Int, height: Int, inWidth outerWidth: Int, height outerHeight: Int) -> (x: Int, y: Int) {
-            let spareX = max(0, outerWidth - width), spareY = max(0, outerHeight - height)
-            let x = switch self {
-            case .west, .northWest, .southWest: 0
-            case .east, .northEast, .southEast: spareX
-            case .center, .north, .south: spareX / 2
-            }
-            let y = switch self {
-            case .north, .northWest, .northEast: 0
-            case .south, .southWest, .southEast: spareY
-            case .center, .east, .west: spareY / 2
-            }
-            return (x, y)
-        }
-    }
-
     /// The width the source is resampled to.
     public let scaledWidth: Int
     /// The height the source is resampled to.
@@ -166,19 +125,23 @@ public struct ResizeGeometry: Sendable, Hashable, CustomStringConvertible {
             kept = (min(boxWidth, scaledWidth), min(boxHeight, scaledHeight))
             if mode == .cropToAspectRatio && scale < wanted {
                 // Not scaled up to cover the box: the largest part with the box's shape.
-                let boxAspect = Double(boxWidth) / Double(boxHeight)
-                kept = Double(scaledWidth) / Double(scaledHeight) > boxAspect
-                    ? (Self.side(Double(scaledHeight) * boxAspect, scaledWidth), scaledHeight)
-                    : (scaledWidth, Self.side(Double(scaledWidth) / boxAspect, scaledHeight))
+                kept = Self.largestPart(ofAspect: Double(boxWidth) / Double(boxHeight), inWidth: scaledWidth, height: scaledHeight)
             }
         }
         (width, height) = kept
         (cropX, cropY) = gravity.origin(ofWidth: kept.width, height: kept.height, inWidth: scaledWidth, height: scaledHeight)
     }
 
+    /// The largest part of `width` x `height` whose width over height is `aspect`.
+    static func largestPart(ofAspect aspect: Double, inWidth width: Int, height: Int) -> (width: Int, height: Int) {
+        Double(width) / Double(height) > aspect
+            ? (side(Double(height) * aspect, width), height)
+            : (width, side(Double(width) / aspect, height))
+    }
+
     /// A side of `value` pixels: rounded to the nearest (halves away from
     /// zero), at least 1 and at most `maximum`. The one rounding rule.
-    private static func side(_ value: Double, _ maximum: Int) -> Int {
+    static func side(_ value: Double, _ maximum: Int) -> Int {
         guard value < Double(maximum) else { return maximum }
         return max(1, Int(value.rounded()))
     }

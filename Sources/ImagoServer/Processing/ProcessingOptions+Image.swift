@@ -27,24 +27,17 @@ extension ProcessingOptions {
             ? Image(width: source.width, height: source.height, pixelFormat: source.pixelFormat, bytesPerRow: source.bytesPerRow, pixels: source.pixels)
             : source
         if let trim {
-            image = image.trimmed(threshold: trim.threshold, background: trim.color,
+            image = image.trimmed(trim.color.map(TrimReference.color) ?? .topLeftPixel, threshold: trim.threshold,
                                   equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)
         }
         // Past the deadline, the steps left would be wasted: the result is dropped.
         if WorkDeadline.currentHasPassed { return image }
         let plan = ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
-        switch rotation {
-        case 90: image = image.applying(.right)
-        case 180: image = image.applying(.down)
-        case 270: image = image.applying(.left)
-        default: break
-        }
-        if flipsHorizontally { image = image.applying(.upMirrored) }
-        if flipsVertically { image = image.applying(.downMirrored) }
+        image = image.rotated(degrees: rotation).flipped(horizontally: flipsHorizontally, vertically: flipsVertically)
         if plan.cropsSource {
             let gravity = crop?.gravity ?? self.gravity
             let origin = gravity == .smart
-                ? SmartCrop.origin(in: image, width: plan.sourceCropWidth, height: plan.sourceCropHeight)
+                ? image.smartCropOrigin(width: plan.sourceCropWidth, height: plan.sourceCropHeight, strategy: .entropy)
                 : plan.sourceCropOrigin
             image = image.cropped(x: origin.x, y: origin.y, width: plan.sourceCropWidth, height: plan.sourceCropHeight)
         }
@@ -69,28 +62,30 @@ extension ProcessingOptions {
                 image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
             }
             if plan.crops {
-                let origin = gravity == .smart ? SmartCrop.origin(in: image, width: plan.width, height: plan.height) : plan.cropOrigin
+                let origin = gravity == .smart
+                    ? image.smartCropOrigin(width: plan.width, height: plan.height, strategy: .entropy)
+                    : plan.cropOrigin
                 image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
             }
         }
         // Past the deadline, the steps left would be wasted: the result is dropped.
         if WorkDeadline.currentHasPassed { return image }
-        if let blur, blur > 0 { image = image.blurred(radius: Self.boxRadius(sigma: blur)) }
-        if let sharpen, sharpen > 0, !WorkDeadline.currentHasPassed { image = image.sharpened(radius: Self.boxRadius(sigma: sharpen)) }
+        if let blur, blur > 0 { image = image.blurred(sigma: blur) }
+        if let sharpen, sharpen > 0, !WorkDeadline.currentHasPassed { image = image.sharpened(sigma: sharpen) }
         if let pixelate, pixelate > 1, !WorkDeadline.currentHasPassed { image = image.pixelated(blockSize: pixelate) }
         // Past the deadline, the steps left would be wasted: the result is dropped.
         if WorkDeadline.currentHasPassed { return image }
         if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
             let origin = plan.canvasOrigin
-            image = image.placed(onWidth: plan.canvasWidth, height: plan.canvasHeight, x: origin.x, y: origin.y, background: background)
+            image = image.placed(onWidth: plan.canvasWidth, height: plan.canvasHeight, x: origin.x, y: origin.y,
+                                 background: background ?? .clear)
         }
         if !plan.padding.isZero {
             image = image.placed(onWidth: plan.resultWidth, height: plan.resultHeight,
-                                 x: plan.padding.left, y: plan.padding.top, background: background)
+                                 x: plan.padding.left, y: plan.padding.top, background: background ?? .clear)
         }
         if let placement = self.watermark, let watermark {
-            image = image.watermarked(with: watermark, placement: placement,
-                                      opacity: min(1, placement.opacity * watermarkOpacity), dpr: plan.effectiveDPR)
+            image = placement.draw(watermark, over: image, opacity: min(1, placement.opacity * watermarkOpacity), dpr: plan.effectiveDPR)
         }
         return image
     }
@@ -99,12 +94,6 @@ extension ProcessingOptions {
     /// (the source limit's 50 megapixels); beyond it only the window kept
     /// is resampled.
     static let intermediatePixelLimit = 50_000_000
-
-    /// The radius of three box passes that blur like a Gaussian of
-    /// `sigma`: sigma ≈ √(r(r+1)).
-    static func boxRadius(sigma: Double) -> Int {
-        max(1, Int((((sigma * sigma) + 0.25).squareRoot() - 0.5).rounded()))
-    }
 
     /// `image` with its transparent pixels composited over ``background``
     /// when the path sets one, or over white when `format` has no alpha
@@ -218,56 +207,42 @@ extension ProcessingOptions.OutputFormat {
     }
 }
 
-/// Where a `smart` crop goes: the window whose luminance has the most
-/// entropy (the most detail), tried at a few positions along the side that
-/// is cropped; ties go to the centre.
-enum SmartCrop {
-    static func origin(in image: Image, width: Int, height: Int) -> (x: Int, y: Int) {
-        let spareX = image.width - width
-        let spareY = image.height - height
-        let luma = image.converted(to: .gray8).pixels
-        let positions = 9
-        func candidates(_ spare: Int) -> [Int] {
-            guard spare > 0 else { return [0] }
-            return (0..<positions).map { spare * $0 / (positions - 1) }
+extension ProcessingOptions.Watermark {
+    /// `image` with `mark` drawn over it as imgproxy draws watermarks:
+    /// fitted into ``scale`` times the image's size when that is set (never
+    /// larger than the image), then placed at its gravity with offsets
+    /// (hanging over the edges by all but a pixel at most), or tiled from
+    /// the centre with the offsets as the space between tiles; composited
+    /// *over* in sRGB with its alpha times `opacity`, by
+    /// ``Imago/Image/composited(with:at:opacity:linearLight:)``.
+    ///
+    /// - Parameter dpr: What pixel offsets are multiplied by.
+    func draw(_ mark: Image, over image: Image, opacity: Double, dpr: Double) -> Image {
+        guard opacity > 0 else { return image }
+        var stamp = mark
+        if scale > 0 {
+            // Fitted into the box, enlarged if need be; a box beyond the
+            // image (a scale above 1) is the image, so nothing larger than
+            // the result is ever made.
+            let boxWidth = max(1, min(image.width, ResizePlan.scaledToEven(Double(image.width), scale)))
+            let boxHeight = max(1, min(image.height, ResizePlan.scaledToEven(Double(image.height), scale)))
+            let factor = min(Double(boxWidth) / Double(stamp.width), Double(boxHeight) / Double(stamp.height))
+            let fitted = (max(1, Int((Double(stamp.width) * factor).rounded())), max(1, Int((Double(stamp.height) * factor).rounded())))
+            if fitted != (stamp.width, stamp.height) { stamp = stamp.converted(to: .rgba8).resized(width: fitted.0, height: fitted.1) }
         }
-        var best = (x: spareX / 2, y: spareY / 2)
-        var bestScore = -1.0
-        var bestDistance = Int.max
-        for y in candidates(spareY) {
-            for x in candidates(spareX) {
-                let score = entropy(luma, imageWidth: image.width, x: x, y: y, width: width, height: height)
-                let distance = abs(x - spareX / 2) + abs(y - spareY / 2)
-                if score > bestScore + 1e-9 || (abs(score - bestScore) <= 1e-9 && distance < bestDistance) {
-                    (best, bestScore, bestDistance) = ((x, y), score, distance)
-                }
-            }
+        let position: OverlayPosition
+        if tiles {
+            position = .tiled(spacingX: max(0, ResizePlan.pixels(offset.x, outer: image.width, dpr: dpr)),
+                              spacingY: max(0, ResizePlan.pixels(offset.y, outer: image.height, dpr: dpr)))
+        } else {
+            let origin = ResizePlan.position(
+                outerWidth: image.width, outerHeight: image.height, innerWidth: stamp.width, innerHeight: stamp.height,
+                gravity: gravity, offset: offset, dpr: dpr, allowsOverflow: true
+            )
+            position = .point(x: max(-stamp.width + 1, min(origin.x, image.width - 1)),
+                              y: max(-stamp.height + 1, min(origin.y, image.height - 1)))
         }
-        return best
-    }
-
-    /// The Shannon entropy of the window's luminance, from at most about 16,000 samples.
-    private static func entropy(_ luma: [UInt8], imageWidth: Int, x: Int, y: Int, width: Int, height: Int) -> Double {
-        let step = max(1, Int((Double(width * height) / 16_384).squareRoot()))
-        var histogram = [Int](repeating: 0, count: 256)
-        var count = 0
-        var row = y
-        while row < y + height {
-            var column = x
-            while column < x + width {
-                histogram[Int(luma[row * imageWidth + column])] += 1
-                count += 1
-                column += step
-            }
-            row += step
-        }
-        guard count > 0 else { return 0 }
-        var result = 0.0
-        for bin in histogram where bin > 0 {
-            let p = Double(bin) / Double(count)
-            result -= p * log2(p)
-        }
-        return result
+        return image.composited(with: stamp, at: position, opacity: opacity)
     }
 }
 #endif

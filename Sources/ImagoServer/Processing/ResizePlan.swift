@@ -297,47 +297,34 @@ public struct ResizePlan: Sendable, Hashable {
         a == 0 ? b : b == 0 ? a : min(a, b)
     }
 
+    /// An offset in pixels: `value` times `dpr` when it is 1 or more (or
+    /// -1 or less), else that fraction of `outer`; rounded half to even.
+    static func pixels(_ value: Double, outer: Int, dpr: Double) -> Int {
+        abs(value) >= 1 ? scaledToEven(value, dpr) : scaledToEven(Double(outer), value)
+    }
+
     /// The top-left corner of an inner rectangle placed at a gravity in an
     /// outer one, kept inside it (at 0 when it does not fit) unless
     /// `allowsOverflow` (a watermark may hang over the edges): imgproxy's
-    /// placement (offsets and focus points rounded half to even), centred
-    /// as the library centres.
+    /// placement with its offsets (pixels times `dpr`, or fractions of the
+    /// outer side) and focus points, by the library's one placement rule
+    /// (``Imago/Gravity/origin(ofWidth:height:inWidth:height:offsetX:offsetY:clamped:)``).
     static func position(
         outerWidth: Int, outerHeight: Int, innerWidth: Int, innerHeight: Int,
         gravity: ProcessingOptions.Gravity, offset: ProcessingOptions.Offset, dpr: Double, allowsOverflow: Bool = false
     ) -> (x: Int, y: Int) {
-        var left: Int, top: Int
-        if gravity == .focusPoint {
-            left = saturated((Double(outerWidth) * offset.x).rounded(.toNearestOrEven)) - innerWidth / 2
-            top = saturated((Double(outerHeight) * offset.y).rounded(.toNearestOrEven)) - innerHeight / 2
+        let anchor: CropAnchor = if let compass = gravity.compass {
+            .gravity(compass, offsetX: pixels(offset.x, outer: outerWidth, dpr: dpr),
+                     offsetY: pixels(offset.y, outer: outerHeight, dpr: dpr))
         } else {
-            func pixels(_ value: Double, _ outer: Int) -> Int {
-                abs(value) >= 1 ? scaledToEven(value, dpr) : scaledToEven(Double(outer), value)
-            }
-            let offsetX = pixels(offset.x, outerWidth)
-            let offsetY = pixels(offset.y, outerHeight)
-            // Half the spare pixels, the odd one after, as the library's
-            // geometry centres (imgproxy rounds `(spare + 1) / 2` half to
-            // even, at most one pixel away), so the server, `imago fetch`
-            // and `Image.resized(toFit:)` cut the same pixels.
-            func centred(_ spare: Int) -> Int { max(0, spare) / 2 }
-            left = centred(outerWidth - innerWidth) + offsetX
-            top = centred(outerHeight - innerHeight) + offsetY
-            switch gravity {
-            case .north, .northEast, .northWest: top = offsetY
-            case .south, .southEast, .southWest: top = outerHeight - innerHeight - offsetY
-            default: break
-            }
-            switch gravity {
-            case .east, .northEast, .southEast: left = outerWidth - innerWidth - offsetX
-            case .west, .northWest, .southWest: left = offsetX
-            default: break
-            }
+            // A focus point (a `smart` crop looks at the pixels; without them, the centre).
+            gravity == .focusPoint ? .focusPoint(x: offset.x, y: offset.y) : .gravity(.center)
         }
-        guard !allowsOverflow else { return (left, top) }
-        left = max(0, min(left, outerWidth - innerWidth))
-        top = max(0, min(top, outerHeight - innerHeight))
-        return (left, top)
+        if allowsOverflow, case .gravity(let compass, let offsetX, let offsetY) = anchor {
+            return compass.origin(ofWidth: innerWidth, height: innerHeight, inWidth: outerWidth, height: outerHeight,
+                                  offsetX: offsetX, offsetY: offsetY, clamped: false)
+        }
+        return anchor.origin(ofWidth: innerWidth, height: innerHeight, inWidth: outerWidth, height: outerHeight)!
     }
 }
 #endif

@@ -568,7 +568,7 @@ public struct ImageServerPath: Sendable, Hashable {
 
     /// `R:G:B` (0 to 255 each), a hex colour (`RGB` or `RRGGBB`), or
     /// nothing, which takes the background away.
-    private static func background(_ arguments: [Substring]) throws(ImageServerError) -> ProcessingOptions.Color? {
+    private static func background(_ arguments: [Substring]) throws(ImageServerError) -> ImageColor? {
         switch arguments.count {
         case 1 where arguments[0].isEmpty:
             return nil
@@ -578,9 +578,9 @@ public struct ImageServerPath: Sendable, Hashable {
                 throw bad("background must be a hex colour (RGB or RRGGBB) or R:G:B, not \"\(hex.prefix(20))\"")
             }
             if hex.count == 3 {
-                return ProcessingOptions.Color(red: UInt8((value >> 8) & 0xF) * 17, green: UInt8((value >> 4) & 0xF) * 17, blue: UInt8(value & 0xF) * 17)
+                return ImageColor(red: UInt8((value >> 8) & 0xF) * 17, green: UInt8((value >> 4) & 0xF) * 17, blue: UInt8(value & 0xF) * 17)
             }
-            return ProcessingOptions.Color(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
+            return ImageColor(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
         case 3:
             var channels: [UInt8] = []
             for text in arguments {
@@ -589,7 +589,7 @@ public struct ImageServerPath: Sendable, Hashable {
                 }
                 channels.append(channel)
             }
-            return ProcessingOptions.Color(red: channels[0], green: channels[1], blue: channels[2])
+            return ImageColor(red: channels[0], green: channels[1], blue: channels[2])
         default:
             throw bad("background takes a hex colour or R:G:B, not \(arguments.count) arguments")
         }

@@ -51,6 +51,23 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// ``ProcessingOptions/Offset/y`` (0 to 1, fractions of the width and
         /// height) are kept as near the centre as the image allows.
         case focusPoint = "fp"
+
+        /// The library's gravity for the nine compass gravities; `nil` for
+        /// ``smart`` and ``focusPoint``.
+        public var compass: Imago.Gravity? {
+            switch self {
+            case .center: .center
+            case .north: .north
+            case .south: .south
+            case .east: .east
+            case .west: .west
+            case .northEast: .northEast
+            case .northWest: .northWest
+            case .southEast: .southEast
+            case .southWest: .southWest
+            case .smart, .focusPoint: nil
+            }
+        }
     }
 
     /// Where a gravity's part sits away from its edge: a value of 1 or more
@@ -142,37 +159,18 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// as background (libvips' scale: 0 to 255).
         public var threshold: Double
         /// The background's colour; `nil`: the top-left pixel's.
-        public var color: Color?
+        public var color: ImageColor?
         /// Whether as much is cut from the right as from the left.
         public var equalHorizontal: Bool
         /// Whether as much is cut from the bottom as from the top.
         public var equalVertical: Bool
 
         /// Creates a trim.
-        public init(threshold: Double, color: Color? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+        public init(threshold: Double, color: ImageColor? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
             self.threshold = threshold
             self.color = color
             self.equalHorizontal = equalHorizontal
             self.equalVertical = equalVertical
-        }
-    }
-
-    /// An opaque colour, 8 bits a channel.
-    public struct Color: Sendable, Hashable {
-        /// Red.
-        public var red: UInt8
-        /// Green.
-        public var green: UInt8
-        /// Blue.
-        public var blue: UInt8
-
-        /// White, what transparent pixels become in a format without alpha
-        /// when the path names no background.
-        public static let white = Color(red: 255, green: 255, blue: 255)
-
-        /// Creates a colour.
-        public init(red: UInt8, green: UInt8, blue: UInt8) {
-            (self.red, self.green, self.blue) = (red, green, blue)
         }
     }
 
@@ -288,7 +286,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var flipsVertically: Bool = false
     /// The colour of extended and padded areas and of transparent pixels;
     /// `nil`: transparent, and white in a format without alpha.
-    public var background: Color?
+    public var background: ImageColor?
     /// The largest width or height of the result, padding and extension
     /// included: the image is scaled down to fit. Honoured only when the
     /// server allows security options. `nil`: the server's limit.
