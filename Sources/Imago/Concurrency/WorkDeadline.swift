@@ -1,8 +1,9 @@
 import Dispatch
 
 /// A moment after which synchronous image work stops: the resampler, the
-/// server's canvas, watermark, trim, blur and sharpen loops, and the walk
-/// over an animation's frames check it as they go.
+/// image operations (canvas, flatten, blur, sharpen, pixelate, trim,
+/// composite) and the server's walk over an animation's frames check it
+/// as they go.
 ///
 /// Work runs under a deadline with ``run(_:)``: the operations inside stop
 /// early once it passes (their partial results are thrown away), and

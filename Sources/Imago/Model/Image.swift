@@ -111,6 +111,16 @@ public struct Image: Sendable, Hashable {
         return image
     }
 
+    /// The first frame as a still image (`self` when the image is still),
+    /// with the colour profile and ``isPartial`` kept.
+    public var firstFrame: Image {
+        guard isAnimated else { return self }
+        var still = Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
+        still.colorProfile = colorProfile
+        still.isPartial = isPartial
+        return still
+    }
+
     /// Whether the image has more than one frame.
     public var isAnimated: Bool { frames.count > 1 }
 

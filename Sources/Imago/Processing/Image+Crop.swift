@@ -1,13 +1,3 @@
-import Foundation
-
-/// How a smart crop chooses the part it keeps.
-public enum SmartCrop: String, Sendable, Hashable, CaseIterable {
-    /// The window whose luminance has the most entropy (the most detail),
-    /// tried at nine positions along each side that is cut; ties go to the
-    /// centre. (imgproxy's `smart` gravity.)
-    case entropy
-}
-
 /// Which part of the image a crop keeps.
 public enum CropAnchor: Sendable, Hashable {
     /// The part at a gravity, moved inward from its edges by the offsets in
@@ -86,55 +76,6 @@ extension Image {
             origin = anchor.origin(ofWidth: kept.width, height: kept.height, inWidth: width, height: height)!
         }
         return cropped(x: origin.x, y: origin.y, width: kept.width, height: kept.height)
-    }
-
-    /// Where a smart crop of `width` x `height` starts in the first frame.
-    package func smartCropOrigin(width: Int, height: Int, strategy: SmartCrop) -> (x: Int, y: Int) {
-        let spareX = Swift.max(0, self.width - width)
-        let spareY = Swift.max(0, self.height - height)
-        let luma = converted(to: .gray8).pixels
-        let positions = 9
-        func candidates(_ spare: Int) -> [Int] {
-            guard spare > 0 else { return [0] }
-            return (0..<positions).map { spare * $0 / (positions - 1) }
-        }
-        var best = (x: spareX / 2, y: spareY / 2)
-        var bestScore = -1.0
-        var bestDistance = Int.max
-        for y in candidates(spareY) {
-            for x in candidates(spareX) {
-                let score = Self.entropy(luma, imageWidth: self.width, x: x, y: y, width: width, height: height)
-                let distance = abs(x - spareX / 2) + abs(y - spareY / 2)
-                if score > bestScore + 1e-9 || (abs(score - bestScore) <= 1e-9 && distance < bestDistance) {
-                    (best, bestScore, bestDistance) = ((x, y), score, distance)
-                }
-            }
-        }
-        return best
-    }
-
-    /// The Shannon entropy of a window's luminance, from at most about 16,000 samples.
-    private static func entropy(_ luma: [UInt8], imageWidth: Int, x: Int, y: Int, width: Int, height: Int) -> Double {
-        let step = Swift.max(1, Int((Double(width * height) / 16_384).squareRoot()))
-        var histogram = [Int](repeating: 0, count: 256)
-        var count = 0
-        var row = y
-        while row < y + height {
-            var column = x
-            while column < x + width {
-                histogram[Int(luma[row * imageWidth + column])] += 1
-                count += 1
-                column += step
-            }
-            row += step
-        }
-        guard count > 0 else { return 0 }
-        var result = 0.0
-        for bin in histogram where bin > 0 {
-            let p = Double(bin) / Double(count)
-            result -= p * log2(p)
-        }
-        return result
     }
 }
 

@@ -32,7 +32,7 @@ extension Image {
     public func trimmed(_ reference: TrimReference = .topLeftPixel, threshold: Double = 10,
                         equalHorizontal: Bool = false, equalVertical: Bool = false) -> Image {
         precondition(threshold >= 0 && threshold.isFinite, "the threshold must be a finite number, 0 or more")
-        guard let bounds = trimBounds(reference, threshold: threshold) else { return self }
+        guard let bounds = firstFrame.trimBounds(reference, threshold: threshold) else { return self }
         var (x0, x1, y0, y1) = bounds
         if equalHorizontal {
             let cut = Swift.min(x0, width - 1 - x1)

@@ -81,8 +81,7 @@ public struct AVIFEncoder: ImageEncoding {
     }
 
     private func encodeWithLibheif(_ image: Image) throws -> Data {
-        let first = Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat,
-                          bytesPerRow: image.bytesPerRow, pixels: image.pixels)
+        let first = image.firstFrame
         let hasAlpha = image.pixelFormat.hasAlpha && !first.isOpaque
         let rgb = first.converted(to: hasAlpha ? .rgba8 : .rgb8)
         guard let width = Int32(exactly: rgb.width), let height = Int32(exactly: rgb.height),

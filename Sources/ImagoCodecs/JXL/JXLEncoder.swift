@@ -60,8 +60,7 @@ public struct JXLEncoder: ImageEncoding {
     }
 
     private func encodeWithLibjxl(_ image: Image) throws -> Data {
-        let first = Image(width: image.width, height: image.height, pixelFormat: image.pixelFormat,
-                          bytesPerRow: image.bytesPerRow, pixels: image.pixels)
+        let first = image.firstFrame
         let hasAlpha = image.pixelFormat.hasAlpha && !first.isOpaque
         let rgb = first.converted(to: hasAlpha ? .rgba8 : .rgb8)
         let exact = lossless || quality >= 100

@@ -23,9 +23,7 @@ extension ProcessingOptions {
     /// then throws instead of returning it.
     public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide,
                       watermark: Image? = nil, watermarkOpacity: Double = 1) -> Image {
-        var image = source.isAnimated
-            ? Image(width: source.width, height: source.height, pixelFormat: source.pixelFormat, bytesPerRow: source.bytesPerRow, pixels: source.pixels)
-            : source
+        var image = source.firstFrame
         if let trim {
             image = image.trimmed(trim.color.map(TrimReference.color) ?? .topLeftPixel, threshold: trim.threshold,
                                   equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)

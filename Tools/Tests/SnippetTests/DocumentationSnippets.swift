@@ -83,6 +83,34 @@ enum ReadmeSnippets {
         _ = (sharp, options)
     }
 
+    /// An upload handler's work, as a Vapor or Hummingbird route would do it.
+    static func processing(upload: Data, logo: Image) throws -> Data {
+        // snippet: readme-processing
+        let photo = try ImageDecoders.all.decode(upload)
+        let card = photo
+            .trimmed(.topLeftPixel, threshold: 10)                                    // a flat border, cut away
+            .cropped(to: .aspectRatio(width: 16, height: 9), anchor: .smart(.attention))
+            .resized(toFit: 1280, height: 720)
+            .sharpened(sigma: 0.8)                                                    // crisp after the downscale
+            .extended(toWidth: 1280, height: 1280, background: .white)                // padded to a square
+            .composited(with: logo, at: .gravity(.southEast, offsetX: 24, offsetY: 24), opacity: 0.6)
+        return try ImageEncoders.jpeg(quality: 82).encode(card)
+        // end snippet
+    }
+
+    static func processors(url: URL, logo: Image) {
+        // snippet: readme-processors
+        let request = ImageRequest(url: url, processors: [
+            ImageProcessors.Trim(threshold: 10),
+            ImageProcessors.Crop(to: .aspectRatio(width: 16, height: 9), anchor: .smart(.attention)),
+            ImageProcessors.Resize(width: 1280, height: 720),
+            ImageProcessors.Sharpen(sigma: 0.8),
+            ImageProcessors.Composite(overlay: logo, id: "logo-v2", at: .gravity(.southEast, offsetX: 24, offsetY: 24), opacity: 0.6),
+        ])
+        // end snippet
+        _ = request
+    }
+
     static func geometry(image: Image) throws {
         // snippet: readme-geometry
         let geometry = ResizeGeometry(sourceWidth: image.width, sourceHeight: image.height,
@@ -143,6 +171,18 @@ enum ReadmeSnippets {
     #expect(time.sleeps.count == 1)
 }
 // end snippet
+
+/// The processing snippet, run on a photo-like upload with a white border.
+@Test func theProcessingSnippetMakesASquareCard() throws {
+    let photo = TestImages.gradient(width: 1600, height: 1000)
+    let upload = try ImageEncoders.png().encode(photo.padded(top: 40, right: 40, bottom: 40, left: 40, background: .white))
+    let logo = TestImages.solid(width: 64, height: 32)
+    let card = try ImageDecoders.all.decode(ReadmeSnippets.processing(upload: upload, logo: logo))
+    #expect(card.width == 1280 && card.height == 1280)
+    // The white padding above and below the 1280x720 picture.
+    #expect(card.pixel(x: 640, y: 10).allSatisfy { $0 > 245 })
+    #expect(card.pixel(x: 640, y: 640).contains { $0 < 230 })
+}
 
 enum GettingStartedSnippets {
     static func loadAnImage(url: URL) async throws -> NetworkClient {
