@@ -95,7 +95,7 @@ import Testing
 
     /// A manifest fragment (`// Package.swift`) is checked against the manifest, not compiled.
     static func isManifest(_ block: Block) -> Bool {
-        block.lines.first?.trimmingCharacters(in: .whitespaces) == "// Package.swift"
+        block.lines.first?.trimmingCharacters(in: .whitespaces).hasPrefix("// Package.swift") == true
     }
 
     @Test func everySwiftSnippetInTheDocsIsACompiledRegion() throws {
