@@ -1,3 +1,4 @@
+import Foundation
 import Imago
 
 /// The encoders of `ImagoCodecs`.
@@ -99,5 +100,26 @@ public enum ImageEncoders {
         case .gif: GIFAnimationEncoder()
         case .jpeg, .avif, .jxl, .heic: nil
         }
+    }
+
+    /// `image` written as `decision` says: every frame with the animation
+    /// encoder when ``Imago/OutputDecision/isAnimated``, else the first
+    /// frame with the still encoder, at the decision's quality.
+    ///
+    /// ```swift
+    /// let decision = OutputPolicy().decision(forSource: .gif, hasAlpha: image.pixelFormat.hasAlpha, isAnimated: image.isAnimated)
+    /// let data = try ImageEncoders.encode(image, as: decision)   // an animated GIF stays one
+    /// ```
+    ///
+    /// - Throws: ``ImageEncodingError`` when the encoder fails, or when
+    ///   the format is one Imago does not write (HEIC).
+    public static func encode(_ image: Image, as decision: OutputDecision) throws -> Data {
+        if decision.isAnimated, image.isAnimated, let encoder = animationEncoder(for: decision.format, quality: decision.quality) {
+            return try encoder.encode(image)
+        }
+        guard let encoder = encoder(for: decision.format, quality: decision.quality) else {
+            throw ImageEncodingError(.unsupportedFormat, format: decision.format, message: "Imago does not write \(decision.format)")
+        }
+        return try encoder.encode(image.firstFrame)
     }
 }

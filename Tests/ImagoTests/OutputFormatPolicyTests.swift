@@ -29,4 +29,89 @@ import Testing
         #expect(ImageFormat.writableFormats == [.jpeg, .png, .gif, .webp, .avif, .jxl])
         #expect(ImageFormat.allCases.filter(\.isWritable) == [.jpeg, .png, .gif, .webp, .avif, .jxl])
     }
+
+}
+
+/// The one output decision: format, animation, quality and `Vary: Accept`,
+/// as the image server, `imago fetch` and library users get it.
+@Suite struct OutputPolicyTests {
+    static let both = "image/avif,image/webp,*/*;q=0.8"
+
+    @Test(arguments: [
+        // (automatic, enforced, requested, Accept) -> (format, varies): imgproxy's detection
+        ([ImageFormat.avif, .webp], [ImageFormat](), ImageFormat?.none, both, ImageFormat?.some(.avif), true),
+        ([.avif, .webp], [], nil, "image/webp", .webp, true),
+        ([.avif, .webp], [], nil, "image/avif;q=0,image/webp", .webp, true),
+        ([.avif, .webp], [], nil, "image/png", nil, true),
+        ([.avif], [], .png, both, .png, false),
+        ([], [.webp], .png, both, .webp, true),
+        ([], [.webp], .png, "image/png", .png, true),
+        ([], [.avif, .webp], nil, both, .avif, true),
+        ([], [], .jpeg, both, .jpeg, false),
+        ([], [], nil, both, nil, false),
+        ([.jxl, .avif, .webp], [], nil, "image/jxl,image/avif,image/webp", .jxl, true),
+        ([.jxl, .avif], [], nil, both, .avif, true),
+        ([], [.jxl], .png, "image/jxl", .jxl, true),
+        ([.webp], [], nil, nil, nil, true),
+    ] as [([ImageFormat], [ImageFormat], ImageFormat?, String?, ImageFormat?, Bool)])
+    func negotiationFollowsAccept(automatic: [ImageFormat], enforced: [ImageFormat], requested: ImageFormat?, accept: String?,
+                                  expected: ImageFormat?, varies: Bool) {
+        let choice = OutputPolicy(automatic: Set(automatic), enforced: Set(enforced)).negotiated(requested: requested, accept: accept)
+        #expect(choice.format == expected)
+        #expect(choice.variesWithAccept == varies)
+    }
+
+    @Test(arguments: [
+        // (source, alpha, animated, requested, automatic WebP, Accept) -> (format, stays animated, varies)
+        (ImageFormat?.some(.jpeg), false, false, ImageFormat?.some(.png), true, "image/webp", ImageFormat.png, false, false),
+        (.jpeg, false, false, nil, true, "image/avif,image/webp,*/*;q=0.8", .webp, false, true),
+        (.jpeg, false, false, nil, true, "image/webp;q=0", .jpeg, false, true),
+        (.png, false, false, nil, false, "image/webp", .png, false, false),
+        (.gif, false, false, nil, false, nil, .png, false, false),      // a still GIF becomes PNG
+        (.gif, true, true, nil, false, nil, .gif, true, false),         // an animated GIF stays one
+        (.gif, true, true, .png, false, nil, .png, false, false),       // asked for as PNG: a still PNG, as imgproxy
+        (.gif, true, true, .jpeg, false, nil, .jpeg, false, false),
+        (.gif, true, true, .webp, false, nil, .webp, true, false),
+        (.png, true, true, nil, false, nil, .webp, true, false),        // APNG becomes animated WebP
+        (.avif, false, true, nil, false, nil, .webp, true, false),
+        (.webp, true, true, nil, false, nil, .webp, true, false),
+        (.gif, true, true, nil, true, "image/avif,image/webp", .webp, true, true),
+        (nil, false, false, nil, false, nil, .jpeg, false, false),
+    ] as [(ImageFormat?, Bool, Bool, ImageFormat?, Bool, String?, ImageFormat, Bool, Bool)])
+    func theDecisionIsAsDocumented(source: ImageFormat?, hasAlpha: Bool, isAnimated: Bool, requested: ImageFormat?,
+                                   automaticWebP: Bool, accept: String?, format: ImageFormat, staysAnimated: Bool, varies: Bool) {
+        let policy = OutputPolicy(automatic: automaticWebP ? [.webp] : [])
+        let decision = policy.decision(forSource: source, hasAlpha: hasAlpha, isAnimated: isAnimated, requested: requested, accept: accept)
+        #expect(decision.format == format)
+        #expect(decision.isAnimated == staysAnimated)
+        #expect(decision.variesWithAccept == varies)
+    }
+
+    @Test func animatedAVIFIsNeverNegotiated() {
+        let policy = OutputPolicy(enforced: [.avif])
+        #expect(policy.negotiated(requested: nil, accept: "image/avif", animated: true).format == nil)
+        #expect(policy.decision(forSource: .gif, hasAlpha: true, isAnimated: true, accept: "image/avif").format == .gif)
+        #expect(policy.decision(forSource: .gif, hasAlpha: true, isAnimated: false, accept: "image/avif").format == .avif)
+    }
+
+    @Test func apngIsAnOptIn() {
+        let policy = OutputPolicy(animatedFormats: [.gif, .webp, .png])
+        let decision = policy.decision(forSource: .png, hasAlpha: true, isAnimated: true)
+        #expect(decision.format == .png && decision.isAnimated)
+        #expect(OutputPolicy(animatedFormats: []).decision(forSource: .gif, hasAlpha: true, isAnimated: true).format == .png)
+    }
+
+    @Test func theQualityIsTheRequestsThenTheFormatsThenTheDefault() {
+        let policy = OutputPolicy(qualities: [.webp: 70], defaultQuality: 82)
+        #expect(policy.decision(forSource: .jpeg, hasAlpha: false, quality: 50).quality == 50)
+        #expect(policy.decision(forSource: .webp, hasAlpha: false).quality == 70)
+        #expect(policy.decision(forSource: .jpeg, hasAlpha: false).quality == 82)
+        #expect(OutputPolicy().decision(forSource: .jpeg, hasAlpha: false).quality == nil)
+    }
+
+    @Test(arguments: [("image/webp", true), ("image/webp;q=0", false), ("image/png, image/webp ; q=0.5", true),
+                      ("IMAGE/WEBP", true), ("image/webpx", false), ("", false)])
+    func acceptIsReadAsHTTPSays(accept: String, accepted: Bool) {
+        #expect(OutputPolicy.accepts("image/webp", in: accept) == accepted)
+    }
 }

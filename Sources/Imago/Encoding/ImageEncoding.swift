@@ -45,4 +45,6 @@ extension ErrorCode where Layer == ImageEncodingError {
     public static var unsupportedImage: Self { Self("unsupportedImage") }
     /// The codec failed while encoding.
     public static var encodingFailed: Self { Self("encodingFailed") }
+    /// Imago has no encoder for the format (HEIC).
+    public static var unsupportedFormat: Self { Self("unsupportedFormat") }
 }

@@ -102,29 +102,17 @@ extension ProcessingOptions {
         return format.hasAlpha ? image : image.flattened(onto: .white)
     }
 
-    /// The format to encode to: the one `negotiation` picks from `accept`
-    /// (an enforced format the client accepts, else ``format``, else an
-    /// automatic one the client accepts); else the library's choice for the
-    /// source, ``Imago/ImageFormat/defaultOutputFormat(forSource:hasAlpha:)``
-    /// (the source's format when Imago writes it, PNG for a GIF, JPEG for
-    /// HEIC, JPEG XL and an unknown source, PNG instead of JPEG for an image
-    /// with alpha), the same as `imago fetch` writes.
-    ///
-    /// - Returns: The format, and whether it depended on `Accept` (then the
-    ///   response must say `Vary: Accept`).
-    public func outputFormat(source: ImageFormat?, hasAlpha: Bool = false, accept: String?,
-                             negotiation: FormatNegotiation = FormatNegotiation()) -> (format: OutputFormat, variesWithAccept: Bool) {
-        let requested = negotiation.format(requested: format, accept: accept)
-        return (requested.format ?? Self.format(following: source, hasAlpha: hasAlpha), requested.variesWithAccept)
+    /// The quality to write `format` at: this path's quality, else its
+    /// ``formatQuality`` for the format, else `policy`'s
+    /// (``Imago/OutputPolicy/quality(for:requested:)``); `nil` for the
+    /// encoder's default (JPEG 85, WebP 80, AVIF 60).
+    public func quality(for format: OutputFormat, policy: OutputPolicy = OutputPolicy()) -> Int? {
+        policy.quality(for: format.imageFormat, requested: quality ?? formatQuality[format])
     }
 
-    /// The encoder for `format` at this path's quality, else its
-    /// ``formatQuality`` for the format; when the path names neither, at
-    /// `defaultQuality` (the server's), or when that is `nil` too,
-    /// at the library's default for the format
-    /// (`ImageEncoders.defaultQuality(for:)`: JPEG 85, WebP 80, AVIF 60).
-    public func encoder(for format: OutputFormat, defaultQuality: Int? = nil) -> any ImageEncoding {
-        encoder(for: format, quality: quality ?? formatQuality[format] ?? defaultQuality)
+    /// The encoder for `format` at ``quality(for:policy:)``.
+    public func encoder(for format: OutputFormat, policy: OutputPolicy = OutputPolicy()) -> any ImageEncoding {
+        encoder(for: format, quality: quality(for: format, policy: policy))
     }
 
     private func encoder(for format: OutputFormat, quality: Int?) -> any ImageEncoding {
@@ -132,14 +120,14 @@ extension ProcessingOptions {
         ImageEncoders.encoder(for: format.imageFormat, quality: quality)!
     }
 
-    /// `image` encoded as `format` by ``encoder(for:defaultQuality:)``; with
+    /// `image` encoded as `format` by ``encoder(for:policy:)``; with
     /// ``maximumBytes`` and a lossy format (JPEG, WebP, AVIF), encoded again
     /// at lower qualities until it fits, as imgproxy does: the quality is
     /// cut to a quarter, a half or three quarters as the result is more
     /// than 3, more than 1.5 or up to 1.5 times too large, and the last try
     /// is at 10 or below, which is returned even when it does not fit.
-    public func encoded(_ image: Image, as format: OutputFormat, defaultQuality: Int? = nil) throws -> Data {
-        let start = quality ?? formatQuality[format] ?? defaultQuality
+    public func encoded(_ image: Image, as format: OutputFormat, policy: OutputPolicy = OutputPolicy()) throws -> Data {
+        let start = quality(for: format, policy: policy)
         let data = try encoder(for: format, quality: start).encode(image)
         guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes, format != .png, format != .gif,
               var current = start ?? ImageEncoders.defaultQuality(for: format.imageFormat) else { return data }
@@ -151,26 +139,6 @@ extension ProcessingOptions {
             best = try encoder(for: format, quality: current).encode(image)
         }
         return best
-    }
-
-    /// The output format for an image decoded from `source`, when nothing
-    /// in the request names one: the library's policy.
-    static func format(following source: ImageFormat?, hasAlpha: Bool) -> OutputFormat {
-        let chosen = ImageFormat.defaultOutputFormat(forSource: source, hasAlpha: hasAlpha)
-        // The policy only chooses formats Imago writes, and the server writes them all.
-        return OutputFormat(chosen) ?? .jpeg
-    }
-
-    /// Whether an `Accept` header lists `type` with a quality above zero.
-    static func accepts(_ type: String, in accept: String?) -> Bool {
-        guard let accept else { return false }
-        for item in accept.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard parts.first == type else { continue }
-            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            return quality > 0
-        }
-        return false
     }
 }
 

@@ -52,20 +52,24 @@ public struct ImageServerConfiguration: Sendable {
     public var maximumConcurrentStreams: Int
     /// `Cache-Control: public, max-age=` this many seconds. Default: one year.
     public var timeToLive: Int
-    /// The formats picked from the client's `Accept` (automatic AVIF and
-    /// WebP, enforced ones). Default: none.
-    public var formatNegotiation: FormatNegotiation
+    /// How the output format and quality are chosen, the library's one
+    /// decision (``Imago/OutputPolicy``): formats picked from the client's
+    /// `Accept` (imgproxy's `IMGPROXY_AUTO_*` and `IMGPROXY_ENFORCE_*`),
+    /// the formats animations stay animated in (GIF and WebP, as imgproxy),
+    /// and the quality when a path names none (`nil`: each format's own
+    /// default, the same as the library's and `imago fetch`'s: JPEG 85,
+    /// WebP 80, AVIF 60). Default: nothing negotiated.
+    ///
+    /// ```swift
+    /// configuration.outputPolicy = OutputPolicy(automatic: [.avif, .webp], defaultQuality: 80)
+    /// ```
+    public var outputPolicy: OutputPolicy
     /// Whether a path without a format gets WebP when the client's `Accept`
-    /// lists it: WebP among ``formatNegotiation``'s automatic formats.
+    /// lists it: WebP among ``outputPolicy``'s automatic formats.
     public var automaticWebP: Bool {
-        get { formatNegotiation.automatic.contains(.webp) }
-        set { if newValue { formatNegotiation.automatic.insert(.webp) } else { formatNegotiation.automatic.remove(.webp) } }
+        get { outputPolicy.automatic.contains(.webp) }
+        set { if newValue { outputPolicy.automatic.insert(.webp) } else { outputPolicy.automatic.remove(.webp) } }
     }
-    /// The quality of JPEG, WebP and AVIF output when a path names none.
-    /// Default: `nil`, each format's own default, the same as the library's
-    /// and `imago fetch`'s (`ImageEncoders.defaultQuality(for:)`: JPEG 85,
-    /// WebP 80, AVIF 60).
-    public var defaultQuality: Int?
     /// The largest width or height of an output image, padding and
     /// extension included: a larger result is scaled down to fit.
     public var maximumOutputSide: Int
@@ -86,9 +90,9 @@ public struct ImageServerConfiguration: Sendable {
     public var watermarkOpacity: Double
     /// The most frames of an animated source that are processed (imgproxy's
     /// `IMGPROXY_MAX_ANIMATION_FRAMES`): with more than 1, an animated
-    /// GIF, WebP, APNG, AVIF or JPEG XL source asked for as WebP, GIF or
-    /// PNG stays animated, its first this-many frames resized one at a
-    /// time; with 1 (the default, as imgproxy), animations give their first frame.
+    /// GIF, WebP, APNG, AVIF or JPEG XL source written in one of
+    /// ``outputPolicy``'s animated formats (GIF and WebP) stays animated,
+    /// its first this-many frames resized one at a time; with 1 (the default, as imgproxy), animations give their first frame.
     public var maximumAnimationFrames: Int
     /// Where rendered images are kept for every replica (``FileResultStore``,
     /// ``S3ResultStore``); `nil` (the default): none. A result older than
@@ -172,8 +176,7 @@ public struct ImageServerConfiguration: Sendable {
         self.hostSlotWait = 5
         self.maximumConcurrentStreams = max(32, 8 * cores)
         self.timeToLive = 31_536_000
-        self.formatNegotiation = FormatNegotiation()
-        self.defaultQuality = nil
+        self.outputPolicy = OutputPolicy()
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none

@@ -43,9 +43,11 @@ struct RenderIdentity: Hashable, Sendable {
     var cost: Int { source.absoluteString.utf8.count + 64 }
 
     /// The key of the result store: the options (negotiated format
-    /// included) and the source, as a path would say them.
+    /// included) and the source, as a path would say them. The version
+    /// changes whenever the same key would render something else (v2: an
+    /// animation asked for as PNG is a still PNG, and APNG becomes WebP).
     var storeKey: String {
-        "v1" + ImageServerPath.unsignedPath(source: source, options: options, encoding: .plain)
+        "v2" + ImageServerPath.unsignedPath(source: source, options: options, encoding: .plain)
             + "|\(requestedFormat?.rawValue ?? "")|\(animatedFormat?.rawValue ?? "")"
     }
 }
@@ -183,18 +185,21 @@ final class ImageServerEngine: Sendable {
                                              attachment: parsed.options.returnsAttachment)
         if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, maximumAge: maximumAge) }
         // A path that names svg leaves nothing to negotiate.
+        let policy = configuration.outputPolicy
+        let requested = parsed.options.format?.imageFormat
         let choice = parsed.options.requestsSVG ? (format: nil, variesWithAccept: false)
-            : configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept)
+            : policy.negotiated(requested: requested, accept: accept)
         var chosen = parsed.options
-        chosen.format = choice.format
+        // Negotiation picks only formats the server writes.
+        chosen.format = choice.format.flatMap(ProcessingOptions.OutputFormat.init)
         // What only shapes the headers is not part of the render's identity.
         (chosen.filename, chosen.returnsAttachment, chosen.expires) = (nil, false, nil)
         let options = chosen
         let animates = configuration.maximumAnimationFrames > 1
-        let animatedChoice = configuration.formatNegotiation.format(requested: parsed.options.format, accept: accept, animated: true)
+        let animatedChoice = policy.negotiated(requested: requested, accept: accept, animated: true)
         let key = RenderIdentity(source: parsed.source, options: options,
                                  requestedFormat: options.skipProcessingFormats.isEmpty ? nil : parsed.options.format,
-                                 animatedFormat: animates ? animatedChoice.format : nil)
+                                 animatedFormat: animates ? animatedChoice.format.flatMap(ProcessingOptions.OutputFormat.init) : nil)
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
@@ -396,7 +401,7 @@ final class ImageServerEngine: Sendable {
         options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
     ) async throws -> RenderedImage {
         let maximumSide = configuration.maximumOutputSide
-        let defaultQuality = configuration.defaultQuality
+        let policy = configuration.outputPolicy
         let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
         let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
         let workQueue = pipeline.configuration.workQueue
@@ -428,16 +433,16 @@ final class ImageServerEngine: Sendable {
                         let processed = options.apply(to: loaded.image, maximumSide: maximumSide,
                                                       watermark: watermark, watermarkOpacity: watermarkOpacity)
                         // `options.format` is set unless the output follows the source.
-                        let format = options.format ?? ProcessingOptions.format(
-                            following: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
-                        )
+                        let format = options.format ?? ProcessingOptions.OutputFormat(policy.decision(
+                            forSource: loaded.format, hasAlpha: processed.pixelFormat.hasAlpha && options.background == nil
+                        ).format) ?? .jpeg
                         return (options.flattened(processed, for: format), format)
                     }
                     // A stopped render is not encoded.
                     try WorkDeadline.checkCurrent()
                     return try withSpan(SpanName.encode, context: trace) { span in
                         span.attributes["imago.format"] = format.rawValue
-                        let encoded = try options.encoded(image, as: format, defaultQuality: defaultQuality)
+                        let encoded = try options.encoded(image, as: format, policy: policy)
                         return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options, limit: exifLimit, logger: logger), format)
                     }
                 }
@@ -643,10 +648,11 @@ final class ImageServerEngine: Sendable {
     ) async throws -> RenderedImage? {
         guard let sourceFormat = ImageFormat(sniffing: bytes.data), [.gif, .webp, .png, .avif, .jxl].contains(sourceFormat),
               info.frameCount > 1 else { return nil }
-        // The source decides when nothing else does: GIF stays GIF, APNG
-        // stays PNG, the others become WebP.
-        let format = requested ?? (sourceFormat == .gif ? .gif : sourceFormat == .png ? .png : .webp)
-        guard format.isAnimatable else { return nil }
+        // The source decides when nothing else does: GIF and WebP stay as
+        // they are, the others (APNG, AVIF, JPEG XL) become WebP.
+        let policy = configuration.outputPolicy
+        guard let format = requested ?? policy.animatedFormat(forSource: sourceFormat).flatMap(ProcessingOptions.OutputFormat.init),
+              policy.animatedFormats.contains(format.imageFormat) else { return nil }
         var adjusted = options
         adjusted.trim = nil
         if adjusted.gravity == .smart { adjusted.gravity = .center }
@@ -654,7 +660,7 @@ final class ImageServerEngine: Sendable {
         let frameOptions = adjusted
         let settings = (maximumSide: configuration.maximumOutputSide, frames: configuration.maximumAnimationFrames,
                         watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
-        let quality = options.quality ?? options.formatQuality[format] ?? configuration.defaultQuality
+        let quality = options.quality(for: format, policy: policy)
         // An animatable format always has an animation encoder.
         guard let encoder = ImageEncoders.animationEncoder(for: format.imageFormat, quality: quality) else { return nil }
         var decodingOptions = pipeline.configuration.decodingOptions

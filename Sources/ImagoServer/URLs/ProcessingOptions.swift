@@ -218,11 +218,6 @@ public struct ProcessingOptions: Sendable, Hashable {
         /// JPEG XL (libjxl).
         case jxl
 
-        /// Whether the server writes animations in the format: WebP, GIF
-        /// and PNG (as APNG). An animated source asked for in another
-        /// format gives its first frame.
-        public var isAnimatable: Bool { self == .webp || self == .gif || self == .png }
-
         /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`, `jxl`, any case).
         public init?(name: String) {
             switch name.lowercased() {

@@ -12,9 +12,10 @@ struct Fetch: AsyncParsableCommand {
         Each SOURCE is an http(s) URL, a file URL or a path. With --output, each image is \
         written to DIR, named after its source, in --format. Without it: the source's format \
         for JPEG, PNG, WebP and AVIF; PNG for GIF; JPEG for HEIC, JPEG XL and unknown \
-        sources; PNG instead of JPEG for an image with alpha (the image server chooses the \
-        same way). An animation stays animated in PNG (APNG) and WebP; JPEG and AVIF get its \
-        first frame. Quality without --quality: jpeg 85, webp 80, avif 60. Files are written \
+        sources; PNG instead of JPEG for an image with alpha. An animation stays animated \
+        in GIF and WebP (an animated GIF stays a GIF; APNG, AVIF and JPEG XL animations \
+        become WebP); PNG, JPEG and AVIF get its first frame, as in imgproxy (the image \
+        server decides the same way: OutputPolicy). Quality without --quality: jpeg 85, webp 80, avif 60. Files are written \
         whole or not at all.
 
         --max-size and --resize never enlarge. --resize fits the image inside WxH; with \
@@ -102,12 +103,6 @@ struct Fetch: AsyncParsableCommand {
         format == .png ? ImageEncoders.png(compression: pngCompression) : ImageEncoders.encoder(for: format, quality: quality)!
     }
 
-    /// The animation encoder for `format`: APNG with `pngCompression`,
-    /// animated WebP at `quality`; `nil` for JPEG and AVIF, which get the
-    /// first frame.
-    static func animationEncoder(for format: ImageFormat, quality: Int?, pngCompression: PNGEncoder.Compression) -> (any AnimationEncoding)? {
-        format == .png ? APNGEncoder(compression: pngCompression) : ImageEncoders.animationEncoder(for: format, quality: quality)
-    }
 
     func run() async throws {
         var all = sources
@@ -174,14 +169,15 @@ struct Fetch: AsyncParsableCommand {
             let sourceFormat = names.format(of: url, from: response)
             var written: String?
             if let directory {
-                let target = format?.format ?? ImageFormat.defaultOutputFormat(forSource: sourceFormat, hasAlpha: image.pixelFormat.hasAlpha)
-                // The target is always a format Imago writes; an animation
-                // keeps every frame in a format that animates (PNG, WebP).
-                let encoded = if image.isAnimated, let animation = Self.animationEncoder(for: target, quality: quality, pngCompression: pngCompression) {
-                    try animation.encode(image)
-                } else {
-                    try Self.encoder(for: target, quality: quality, pngCompression: pngCompression).encode(image)
-                }
+                // The library's one decision, the image server's too: an
+                // animation keeps every frame in GIF and WebP, and gives its
+                // first frame in the other formats.
+                let decision = OutputPolicy().decision(forSource: sourceFormat, hasAlpha: image.pixelFormat.hasAlpha,
+                                                       isAnimated: image.isAnimated, requested: format?.format, quality: quality)
+                let target = decision.format
+                let encoded = decision.isAnimated || target != .png
+                    ? try ImageEncoders.encode(image, as: decision)
+                    : try Self.encoder(for: target, quality: decision.quality, pngCompression: pngCompression).encode(image)
                 let file = names.claim(directory.appendingPathComponent(Self.baseName(of: url)).appendingPathExtension(target.fileExtension))
                 try OutputFile.save(encoded, to: file)
                 written = file.path

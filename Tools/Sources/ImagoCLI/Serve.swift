@@ -442,16 +442,16 @@ struct Serve: AsyncParsableCommand {
             }
         }
         configuration.resultStoreTimeout = resultStoreTimeout
-        configuration.defaultQuality = quality
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
         configuration.maximumSourceBytes = maxSrcFileSize
         configuration.svgRasterizerExecutable = svgRasterizer.map { URL(fileURLWithPath: $0) }
         configuration.svgRasterizerTimeout = svgRasterizerTimeout
         configuration.svgRasterizerMemoryLimit = svgRasterizerMemory * 1024 * 1024
         configuration.timeToLive = ttl
-        configuration.formatNegotiation = FormatNegotiation(
+        configuration.outputPolicy = OutputPolicy(
             automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil, autoJxl ? .jxl : nil].compactMap { $0 }),
-            enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil, enforceJxl ? .jxl : nil].compactMap { $0 })
+            enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil, enforceJxl ? .jxl : nil].compactMap { $0 }),
+            defaultQuality: quality
         )
         configuration.allowsSecurityOptions = allowSecurityOptions
         configuration.presets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)

@@ -139,39 +139,14 @@ import Testing
     }
 }
 
-/// imgproxy's format detection: automatic and enforced AVIF and WebP.
+/// imgproxy's format detection over HTTP: automatic and enforced AVIF,
+/// WebP and JPEG XL (the decision itself: `OutputPolicyTests`, in the library).
 @Suite struct FormatNegotiationTests {
     static let both = "image/avif,image/webp,*/*;q=0.8"
 
-    @Test(arguments: [
-        // (automatic, enforced, path's format, Accept) -> (format, varies)
-        ([ProcessingOptions.OutputFormat.avif, .webp], [ProcessingOptions.OutputFormat](), ProcessingOptions.OutputFormat?.none, both,
-         ProcessingOptions.OutputFormat?.some(.avif), true),
-        ([.avif, .webp], [], nil, "image/webp", .webp, true),
-        ([.avif, .webp], [], nil, "image/avif;q=0,image/webp", .webp, true),
-        ([.avif, .webp], [], nil, "image/png", nil, true),
-        ([.avif], [], .png, both, .png, false),
-        ([], [.webp], .png, both, .webp, true),
-        ([], [.webp], .png, "image/png", .png, true),
-        ([], [.avif, .webp], nil, both, .avif, true),
-        ([], [], .jpeg, both, .jpeg, false),
-        ([], [], nil, both, nil, false),
-        ([.jxl, .avif, .webp], [], nil, "image/jxl,image/avif,image/webp", .jxl, true),
-        ([.jxl, .avif], [], nil, both, .avif, true),
-        ([], [.jxl], .png, "image/jxl", .jxl, true),
-    ] as [([ProcessingOptions.OutputFormat], [ProcessingOptions.OutputFormat], ProcessingOptions.OutputFormat?, String, ProcessingOptions.OutputFormat?, Bool)])
-    func theFormatFollowsAccept(
-        automatic: [ProcessingOptions.OutputFormat], enforced: [ProcessingOptions.OutputFormat],
-        requested: ProcessingOptions.OutputFormat?, accept: String, expected: ProcessingOptions.OutputFormat?, varies: Bool
-    ) {
-        let choice = FormatNegotiation(automatic: Set(automatic), enforced: Set(enforced)).format(requested: requested, accept: accept)
-        #expect(choice.format == expected)
-        #expect(choice.variesWithAccept == varies)
-    }
-
     @Test func enforcedAVIFOverHTTPVariesAndKeepsFormatsApart() async throws {
         let origin = try await Fixture.origin()
-        let configuration = Fixture.configuration { $0.formatNegotiation = FormatNegotiation(enforced: [.avif]) }
+        let configuration = Fixture.configuration { $0.outputPolicy = OutputPolicy(enforced: [.avif]) }
         try await Fixture.withServer(configuration) { client, _ in
             let path = Fixture.path("w:40", origin.url("/a.png"), extension: "png")
             let avif = try await client.execute(uri: path, method: .get, headers: [.accept: Self.both])
@@ -189,7 +164,7 @@ import Testing
 
     @Test func jpegXLOverHTTP() async throws {
         let origin = try await Fixture.origin()
-        let configuration = Fixture.configuration { $0.formatNegotiation = FormatNegotiation(automatic: [.jxl, .webp]) }
+        let configuration = Fixture.configuration { $0.outputPolicy = OutputPolicy(automatic: [.jxl, .webp]) }
         try await Fixture.withServer(configuration) { client, _ in
             let negotiated = try await client.execute(uri: Fixture.path("w:40", origin.url("/a.jpg")), method: .get,
                                                       headers: [.accept: "image/jxl,image/webp"])

@@ -81,29 +81,6 @@ import Testing
         #expect(Array(result.pixels[0..<4]) == [255, 0, 0, 255])
     }
 
-    @Test(arguments: [
-        // (path format, source, Accept, auto-WebP) -> (format, varies)
-        (ProcessingOptions.OutputFormat?.some(.png), ImageFormat?.some(.jpeg), "image/webp", true, ProcessingOptions.OutputFormat.png, false),
-        (nil, .jpeg, "image/avif,image/webp,*/*;q=0.8", true, .webp, true),
-        (nil, .jpeg, "image/webp;q=0", true, .jpeg, true),
-        (nil, .jpeg, nil, true, .jpeg, true),
-        (nil, .png, "image/webp", false, .png, false),
-        (nil, .gif, nil, false, .png, false),
-        (nil, .webp, nil, false, .webp, false),
-        (nil, nil, nil, false, .jpeg, false),
-    ] as [(ProcessingOptions.OutputFormat?, ImageFormat?, String?, Bool, ProcessingOptions.OutputFormat, Bool)])
-    func theOutputFormatIsChosenAsDocumented(
-        _ requested: ProcessingOptions.OutputFormat?, _ source: ImageFormat?, _ accept: String?, _ automaticWebP: Bool,
-        _ expected: ProcessingOptions.OutputFormat, _ varies: Bool
-    ) {
-        var options = ProcessingOptions()
-        options.format = requested
-        let choice = options.outputFormat(source: source, accept: accept,
-                                          negotiation: FormatNegotiation(automatic: automaticWebP ? [.webp] : []))
-        #expect(choice.format == expected)
-        #expect(choice.variesWithAccept == varies)
-    }
-
     @Test(arguments: ProcessingOptions.OutputFormat.allCases)
     func eachFormatEncodesToItsOwnBytes(_ format: ProcessingOptions.OutputFormat) throws {
         var options = ProcessingOptions()

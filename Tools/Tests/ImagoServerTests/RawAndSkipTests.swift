@@ -93,7 +93,7 @@ import Testing
 
     @Test func listedFormatsAreDeliveredAsTheyAre() async throws {
         let origin = try await Fixture.origin()
-        try await Fixture.withServer(Fixture.configuration { $0.formatNegotiation.automatic = [.webp] }) { client, _ in
+        try await Fixture.withServer(Fixture.configuration { $0.outputPolicy.automatic = [.webp] }) { client, _ in
             // A GIF in the list: its bytes, though the path resizes and the client takes WebP.
             let gif = try await client.execute(uri: Fixture.path("skp:gif/rs:fit:20:20", origin.url("/a.gif")), method: .get,
                                                headers: [.accept: "image/webp,*/*"])

@@ -140,7 +140,7 @@ import Testing
             "/drawing": .ok(hostile, contentType: "image/svg+xml"),
             "/a.png": .ok(Fixture.png, contentType: "image/png"),
         ])
-        try await Fixture.withServer(Fixture.configuration { $0.formatNegotiation = FormatNegotiation(automatic: [.webp]) }) { client, _ in
+        try await Fixture.withServer(Fixture.configuration { $0.outputPolicy = OutputPolicy(automatic: [.webp]) }) { client, _ in
             for path in [Fixture.path("", origin.url("/x.svg")), Fixture.path("", origin.url("/x.svg"), extension: "svg"),
                          Fixture.path("f:svg/rs:fit:5:5", origin.url("/x.svg"))] {
                 let response = try await client.execute(uri: path, method: .get, headers: [.accept: "image/svg+xml"])
