@@ -104,7 +104,9 @@ public enum ImageEncoders {
 
     /// `image` written as `decision` says: every frame with the animation
     /// encoder when ``Imago/OutputDecision/isAnimated``, else the first
-    /// frame with the still encoder, at the decision's quality.
+    /// frame with the still encoder, at the decision's quality, with the
+    /// image's EXIF as ``Imago/OutputDecision/metadata`` keeps it (JPEG,
+    /// PNG, WebP and AVIF; none by default).
     ///
     /// ```swift
     /// let decision = OutputPolicy().decision(forSource: .gif, hasAlpha: image.pixelFormat.hasAlpha, isAnimated: image.isAnimated)
@@ -114,12 +116,18 @@ public enum ImageEncoders {
     /// - Throws: ``ImageEncodingError`` when the encoder fails, or when
     ///   the format is one Imago does not write (HEIC).
     public static func encode(_ image: Image, as decision: OutputDecision) throws -> Data {
+        let exif = image.metadata?.exif(keeping: decision.metadata)
         if decision.isAnimated, image.isAnimated, let encoder = animationEncoder(for: decision.format, quality: decision.quality) {
-            return try encoder.encode(image)
+            let encoded = try encoder.encode(image)
+            return exif.map { ExifMetadata.inserting($0, into: encoded, format: decision.format) } ?? encoded
+        }
+        if decision.format == .avif, let exif {
+            return try avif(quality: decision.quality ?? AVIFEncoder.defaultQuality).encode(image.firstFrame, exif: exif)
         }
         guard let encoder = encoder(for: decision.format, quality: decision.quality) else {
             throw ImageEncodingError(.unsupportedFormat, format: decision.format, message: "Imago does not write \(decision.format)")
         }
-        return try encoder.encode(image.firstFrame)
+        let encoded = try encoder.encode(image.firstFrame)
+        return exif.map { ExifMetadata.inserting($0, into: encoded, format: decision.format) } ?? encoded
     }
 }

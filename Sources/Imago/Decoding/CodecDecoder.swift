@@ -71,6 +71,7 @@ public struct CodecDecoder: ImageDecoding {
             var erased = OpenedImage(width: opened.width, height: opened.height, frameCount: opened.frameCount, state: steps,
                                      colorProfile: opened.colorProfile)
             erased.orientation = opened.orientation
+            erased.exif = opened.exif
             (erased.scanCount, erased.tileCount) = (opened.scanCount, opened.tileCount)
             return erased
         }
@@ -144,6 +145,12 @@ public struct CodecDecoder: ImageDecoding {
     /// The table's image fitted to the thumbnail and colour-managed, as the
     /// type's summary says.
     private func finished(_ image: Image, opened: OpenedImage<ImageStep>, options: ImageDecodingOptions) -> Image {
+        var managed = colorManaged(image, opened: opened, options: options)
+        managed.metadata = ImageMetadata.read(exif: opened.exif, colorProfile: opened.colorProfile)
+        return managed
+    }
+
+    private func colorManaged(_ image: Image, opened: OpenedImage<ImageStep>, options: ImageDecodingOptions) -> Image {
         let fitted = options.thumbnail.map { fit(image, to: $0, opened: opened) } ?? image
         // A table that converted colour while decoding tags its image with
         // the profile its pixels are now in; that one wins over the file's.
@@ -184,6 +191,7 @@ public struct CodecDecoder: ImageDecoding {
         var info = ImageInfo(format: format, width: opened.width, height: opened.height, frameCount: opened.frameCount,
                              colorProfile: opened.colorProfile)
         info.orientation = opened.orientation
+        info.metadata = ImageMetadata.read(exif: opened.exif, colorProfile: opened.colorProfile)
         return info
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a codec learned from a header: enough to check limits before
 /// decoding, and the codec's own `State` for the pixel step.
 ///
@@ -29,6 +31,10 @@ public struct OpenedImage<State: Sendable>: Sendable {
     /// ``ImageOrientation/up`` when it declares none, or when the codec's
     /// library applies it itself (HEIC and AVIF transformations).
     public var orientation: ImageOrientation = .up
+    /// The file's EXIF block (a TIFF structure, optionally after
+    /// `Exif\0\0`), which ``CodecDecoder`` attaches to the image as
+    /// ``ImageMetadata/exif``; `nil` when there is none.
+    public var exif: Data?
     /// How many scans the decoder will work through: a progressive JPEG's
     /// (each a pass over the image's coefficients); 1 for anything else.
     /// Checked against ``ImageDecodingOptions/maximumScanCount``.

@@ -39,6 +39,9 @@ public struct OutputPolicy: Sendable, Hashable {
     /// The quality for the other formats when the request names none; `nil`
     /// leaves it to the encoder's default (JPEG 85, WebP 80, AVIF 60).
     public var defaultQuality: Int?
+    /// Which of the source's EXIF is written (JPEG, PNG, WebP and AVIF);
+    /// by default none.
+    public var metadata: MetadataPolicy
 
     /// The formats negotiation prefers, best first.
     static let preference: [ImageFormat] = [.jxl, .avif, .webp]
@@ -46,12 +49,13 @@ public struct OutputPolicy: Sendable, Hashable {
     /// Creates a policy; by default nothing is negotiated, animations stay
     /// animated in GIF and WebP, and the encoders' qualities apply.
     public init(automatic: Set<ImageFormat> = [], enforced: Set<ImageFormat> = [], animatedFormats: Set<ImageFormat> = [.gif, .webp],
-                qualities: [ImageFormat: Int] = [:], defaultQuality: Int? = nil) {
+                qualities: [ImageFormat: Int] = [:], defaultQuality: Int? = nil, metadata: MetadataPolicy = .strip) {
         self.automatic = automatic
         self.enforced = enforced
         self.animatedFormats = animatedFormats
         self.qualities = qualities
         self.defaultQuality = defaultQuality
+        self.metadata = metadata
     }
 
     /// The part of the decision known before the source: the format that
@@ -86,7 +90,7 @@ public struct OutputPolicy: Sendable, Hashable {
         let format = negotiated ?? (isAnimated ? animatedFormat(forSource: source) : nil)
             ?? ImageFormat.defaultOutputFormat(forSource: source, hasAlpha: hasAlpha)
         return OutputDecision(format: format, isAnimated: isAnimated && animatedFormats.contains(format),
-                              quality: self.quality(for: format, requested: quality), variesWithAccept: varies)
+                              quality: self.quality(for: format, requested: quality), variesWithAccept: varies, metadata: metadata)
     }
 
     /// The format an animation is written in when nothing is requested or
@@ -128,12 +132,16 @@ public struct OutputDecision: Sendable, Hashable {
     /// Whether the format depended on the `Accept` header: an HTTP answer
     /// must then say `Vary: Accept`.
     public var variesWithAccept: Bool
+    /// Which of the image's EXIF (``Image/metadata``) is written.
+    public var metadata: MetadataPolicy
 
     /// Creates a decision.
-    public init(format: ImageFormat, isAnimated: Bool = false, quality: Int? = nil, variesWithAccept: Bool = false) {
+    public init(format: ImageFormat, isAnimated: Bool = false, quality: Int? = nil, variesWithAccept: Bool = false,
+                metadata: MetadataPolicy = .strip) {
         self.format = format
         self.isAnimated = isAnimated
         self.quality = quality
         self.variesWithAccept = variesWithAccept
+        self.metadata = metadata
     }
 }

@@ -38,6 +38,11 @@ public struct Image: Sendable, Hashable {
     /// whose missing rows are gray. Set by a decoder, kept by every
     /// transformation; `false` for a whole image.
     public var isPartial = false
+    /// What the file said beside the pixels (its EXIF and colour profile),
+    /// as the decoder read it; `nil` when it said nothing or the image was
+    /// not decoded from a file. Kept by every transformation, and written
+    /// by an encoder only when asked (``MetadataPolicy``).
+    public var metadata: ImageMetadata?
 
     /// Creates a still image from its pixels.
     ///
@@ -108,6 +113,7 @@ public struct Image: Sendable, Hashable {
         var image = Image(width: width, height: height, pixelFormat: pixelFormat, frames: frames, loopCount: loopCount)
         if pixelFormat.isGray == self.pixelFormat.isGray { image.colorProfile = colorProfile }
         image.isPartial = isPartial
+        image.metadata = metadata
         return image
     }
 
@@ -118,6 +124,7 @@ public struct Image: Sendable, Hashable {
         var still = Image(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow, pixels: pixels)
         still.colorProfile = colorProfile
         still.isPartial = isPartial
+        still.metadata = metadata
         return still
     }
 

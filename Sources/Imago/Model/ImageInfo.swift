@@ -14,6 +14,8 @@ public struct ImageInfo: Sendable, Hashable {
     /// The orientation the file declares (EXIF), which decoding applies:
     /// ``width`` and ``height`` are the stored ones, before it.
     public var orientation: ImageOrientation = .up
+    /// The file's EXIF and colour profile; `nil` when it has neither.
+    public var metadata: ImageMetadata?
 
     /// Creates an image description.
     public init(format: ImageFormat, width: Int, height: Int, frameCount: Int, colorProfile: ColorProfile? = nil) {

@@ -73,14 +73,20 @@ public struct AVIFEncoder: ImageEncoding {
     ///   ``ImageEncodingError/Code/encodingFailed`` (the ``CodecError`` from
     ///   libheif as `underlying`) when libheif or libaom fails.
     public func encode(_ image: Image) throws -> Data {
+        try encode(image, exif: nil)
+    }
+
+    /// Encodes the first frame of `image`, with `exif` (a TIFF structure)
+    /// as the file's `Exif` item when given.
+    package func encode(_ image: Image, exif: Data?) throws -> Data {
         do {
-            return try encodeWithLibheif(image)
+            return try encodeWithLibheif(image, exif: exif)
         } catch let error as CodecError {
             throw ImageEncodingError(.encodingFailed, format: .avif, message: "\(error)", underlying: error)
         }
     }
 
-    private func encodeWithLibheif(_ image: Image) throws -> Data {
+    private func encodeWithLibheif(_ image: Image, exif: Data?) throws -> Data {
         let first = image.firstFrame
         let hasAlpha = image.pixelFormat.hasAlpha && !first.isOpaque
         let rgb = first.converted(to: hasAlpha ? .rgba8 : .rgb8)
@@ -142,7 +148,14 @@ public struct AVIFEncoder: ImageEncoding {
             options.pointee.output_nclx_profile = nclx
             try HEIFFailure.check(heif_image_set_nclx_color_profile(heifImage, nclx))
         }
-        try HEIFFailure.check(heif_context_encode_image(context, heifImage, encoder, options, nil))
+        var handle: OpaquePointer?
+        try HEIFFailure.check(heif_context_encode_image(context, heifImage, encoder, options, &handle))
+        defer { heif_image_handle_release(handle) }
+        if let exif, !exif.isEmpty {
+            try exif.withUnsafeBytes { bytes in
+                try HEIFFailure.check(heif_context_add_exif_metadata(context, handle, bytes.baseAddress, Int32(bytes.count)))
+            }
+        }
         return try Self.write(context)
     }
 

@@ -47,6 +47,7 @@ extension CodecFunctions where State == AVIFState {
                 var opened = OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
                                          colorProfile: state.colorProfile)
                 opened.tileCount = tiles
+                opened.exif = state.exif
                 return opened
             },
             makeImage: { opened, frameIndex, options in
@@ -77,6 +78,8 @@ public struct AVIFState: Sendable {
     let frameCount: Int
     /// The ICC profile, or the one the CICP values describe; `nil` for sRGB.
     let colorProfile: ColorProfile?
+    /// The Exif payload, as a TIFF structure.
+    let exif: Data?
     /// The crop, rotation and mirror the file asks for.
     let transform: Transform
 
@@ -102,10 +105,22 @@ public struct AVIFState: Sendable {
             return (width: transform.swapsDimensions ? storedHeight : storedWidth,
                     height: transform.swapsDimensions ? storedWidth : storedHeight,
                     hasAlpha: decoder.pointee.alphaPresent != 0, frames: Int(decoder.pointee.imageCount),
-                    profile: Self.colorProfile(of: image), transform: transform)
+                    profile: Self.colorProfile(of: image), transform: transform, exif: Self.exif(of: image))
         }
         self.data = data
-        (width, height, hasAlpha, frameCount, colorProfile, transform) = facts
+        (width, height, hasAlpha, frameCount, colorProfile, transform, exif) = facts
+    }
+
+    /// The image's Exif payload as a TIFF structure (after the 4-byte
+    /// offset some versions of libavif leave in front); `nil` when there is
+    /// none or it is larger than ``Imago/ImageMetadata/maximumExifBytes``.
+    private static func exif(of image: avifImage) -> Data? {
+        guard image.exif.size > 0, image.exif.size <= ImageMetadata.maximumExifBytes + 4, let bytes = image.exif.data else { return nil }
+        let payload = Data(bytes: bytes, count: image.exif.size)
+        if payload.starts(with: [0x49, 0x49]) || payload.starts(with: [0x4D, 0x4D]) { return payload }
+        guard payload.count > 4 else { return nil }
+        let offset = payload.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        return offset < payload.count - 4 ? payload.dropFirst(4 + offset) : nil
     }
 
     /// Decodes every frame, or the frames up to `frameIndex` keeping that one;
@@ -206,7 +221,7 @@ public struct AVIFState: Sendable {
         decoder.pointee.strictFlags = AVIF_STRICT_DISABLED.rawValue
         decoder.pointee.imageSizeLimit = UInt32(clamping: max(options.maximumPixelCount, 1))
         decoder.pointee.ignoreXMP = 1
-        decoder.pointee.ignoreExif = 1
+        decoder.pointee.ignoreExif = 0
         return try data.withUnsafeBytes { raw in
             try AVIFFailure.check(avifDecoderSetIOMemory(decoder, raw.bindMemory(to: UInt8.self).baseAddress, raw.count), .input)
             try AVIFFailure.check(avifDecoderParse(decoder), .parse)

@@ -45,6 +45,7 @@ extension CodecFunctions where State == HEIFState {
                 let state = try HEIFState(reading: data, options: options)
                 var opened = OpenedImage(width: state.width, height: state.height, state: state, colorProfile: state.colorProfile)
                 opened.tileCount = tiles
+                opened.exif = state.exif
                 return opened
             },
             makeImage: { opened, _, options in
@@ -70,15 +71,33 @@ public struct HEIFState: Sendable {
     let hasAlpha: Bool
     /// The ICC profile, or the one an `nclx` box describes; `nil` for sRGB.
     let colorProfile: ColorProfile?
+    /// The primary image's `Exif` item, as a TIFF structure.
+    let exif: Data?
 
     /// Parses the container of `data` and reads the primary image's header.
     init(reading data: Data, options: ImageDecodingOptions) throws {
         let header = try Self.withPrimaryImage(of: data, options: options) { handle in
             (width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)),
-             hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0, profile: try Self.colorProfile(of: handle))
+             hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0, profile: try Self.colorProfile(of: handle),
+             exif: Self.exif(of: handle))
         }
         self.data = data
-        (width, height, hasAlpha, colorProfile) = header
+        (width, height, hasAlpha, colorProfile, exif) = header
+    }
+
+    /// The first `Exif` metadata item of `handle`, after its 4-byte offset
+    /// to the TIFF header; `nil` when there is none, it is malformed, or it
+    /// is larger than ``Imago/ImageMetadata/maximumExifBytes``.
+    static func exif(of handle: OpaquePointer) -> Data? {
+        var id: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
+        let size = heif_image_handle_get_metadata_size(handle, id)
+        guard size > 4, size <= ImageMetadata.maximumExifBytes + 4 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_metadata(handle, id, &bytes).code == heif_error_Ok else { return nil }
+        let offset = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        guard offset < size - 4 else { return nil }
+        return Data(bytes[(4 + offset)...])
     }
 
     /// Decodes the primary image (or a thumbnail item that covers

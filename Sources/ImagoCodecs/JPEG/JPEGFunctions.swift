@@ -40,6 +40,7 @@ extension CodecFunctions where State == JPEGState {
                 if state.isCMYK, metadata.colorProfile?.colorSpace == "CMYK" { state.inkProfile = metadata.colorProfile }
                 var opened = OpenedImage(width: header.width, height: header.height, frameCount: 1, state: state, colorProfile: metadata.colorProfile)
                 opened.orientation = metadata.orientation
+                opened.exif = metadata.exifRange.map { whole[whole.startIndex + $0.lowerBound..<whole.startIndex + $0.upperBound] }
                 // Progressive files only: a baseline frame has a scan per component at most.
                 if markers.isProgressive { opened.scanCount = markers.scanCount(in: whole, limit: options.maximumScanCount) }
                 return opened

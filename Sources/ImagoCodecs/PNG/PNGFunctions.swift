@@ -49,12 +49,13 @@ extension CodecFunctions where State == PNGState {
     static func png(fastPath: Bool) -> CodecFunctions<PNGState> {
         CodecFunctions(
             open: { data, _ in
-                let (header, metadata) = try SpngContext.withContext(data) { context in (try context.header(), context.metadata()) }
+                let (header, metadata, exif) = try SpngContext.withContext(data) { context in (try context.header(), context.metadata(), context.exif()) }
                 let animation = APNG(reading: data)
                 var opened = OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: animation?.frames.count ?? 1,
                                          state: PNGState(data: data, orientation: metadata.orientation, animation: animation),
                                          colorProfile: metadata.colorProfile)
                 opened.orientation = metadata.orientation
+                opened.exif = exif
                 return opened
             },
             makeImage: { opened, frameIndex, options in

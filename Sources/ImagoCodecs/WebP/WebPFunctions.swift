@@ -39,6 +39,7 @@ extension CodecFunctions where State == WebPState {
                 var opened = OpenedImage(width: state.width, height: state.height, frameCount: state.frameCount, state: state,
                                          colorProfile: state.metadata.colorProfile)
                 opened.orientation = state.metadata.orientation
+                opened.exif = state.metadata.exifRange.map { data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound] }
                 return opened
             },
             makeImage: { opened, frameIndex, options in

@@ -598,7 +598,8 @@ final class ImageServerEngine: Sendable {
             return encoded
         }
         // Turned upright, the pixels need an EXIF that says "up"; left as stored, the source's orientation.
-        let kept = options.stripsMetadata ? ExifMetadata.copyright(in: tiff) : options.autoRotates ? ExifMetadata.upright(tiff) : tiff
+        let metadata = ImageMetadata(exif: tiff)
+        let kept = options.stripsMetadata ? metadata.exif(keeping: .keepCopyright) : options.autoRotates ? metadata.exif(keeping: .keepAll) : tiff
         return kept.map { ExifMetadata.inserting($0, into: encoded, format: format.imageFormat) } ?? encoded
     }
 

@@ -98,6 +98,16 @@ enum ReadmeSnippets {
         // end snippet
     }
 
+    static func metadata(upload: Data) throws -> Data {
+        // snippet: readme-metadata
+        let photo = try ImageDecoders.all.decode(upload)
+        print(photo.metadata?.camera ?? "unknown camera", photo.metadata?.dateTimeOriginal ?? "")
+        let decision = OutputPolicy(metadata: .keepCopyright).decision(forSource: .jpeg, hasAlpha: false)
+        let thumbnail = try ImageEncoders.encode(photo.resized(toFit: 800, height: 800), as: decision)
+        // end snippet
+        return thumbnail
+    }
+
     static func processors(url: URL, logo: Image) {
         // snippet: readme-processors
         let request = ImageRequest(url: url, processors: [
