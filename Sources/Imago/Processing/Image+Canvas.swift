@@ -15,6 +15,9 @@ extension Image {
     /// - Precondition: `width` and `height` are positive.
     public func placed(onWidth width: Int, height: Int, x: Int, y: Int, background: ImageColor = .clear) -> Image {
         precondition(width > 0 && height > 0, "the canvas must not be empty")
+        // A place beyond any canvas (±2^40) is held there, so no sum traps.
+        let x = Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, x))
+        let y = Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, y))
         let needsAlpha = pixelFormat.hasAlpha || !background.isOpaque
         let gray = pixelFormat.isGray && background.isGray
         let format: PixelFormat = switch (gray, needsAlpha) {
@@ -129,13 +132,13 @@ extension ImageProcessors {
     /// ``Image/extended(toWidth:height:gravity:background:)`` does.
     public struct Extend: ImageProcessing, Hashable {
         /// The canvas width.
-        public var width: Int
+        public let width: Int
         /// The canvas height.
-        public var height: Int
+        public let height: Int
         /// Where the image sits on the canvas.
-        public var gravity: Gravity
+        public let gravity: Gravity
         /// The canvas colour.
-        public var background: ImageColor
+        public let background: ImageColor
 
         /// Creates the processor.
         public init(width: Int, height: Int, gravity: Gravity = .center, background: ImageColor = .clear) {
@@ -157,15 +160,15 @@ extension ImageProcessors {
     /// Adds space around the image, as ``Image/padded(top:right:bottom:left:background:)`` does.
     public struct Pad: ImageProcessing, Hashable {
         /// The pixels added above.
-        public var top: Int
+        public let top: Int
         /// The pixels added to the right.
-        public var right: Int
+        public let right: Int
         /// The pixels added below.
-        public var bottom: Int
+        public let bottom: Int
         /// The pixels added to the left.
-        public var left: Int
+        public let left: Int
         /// The colour of the space.
-        public var background: ImageColor
+        public let background: ImageColor
 
         /// Creates the processor.
         public init(top: Int, right: Int, bottom: Int, left: Int, background: ImageColor = .clear) {
@@ -190,11 +193,12 @@ extension ImageProcessors {
     /// Composites transparent pixels over a colour, as ``Image/flattened(onto:)`` does.
     public struct Flatten: ImageProcessing, Hashable {
         /// The colour under the image (its alpha is ignored).
-        public var background: ImageColor
+        public let background: ImageColor
 
         /// Creates the processor.
         public init(background: ImageColor = .white) {
-            self.background = background
+            // Its alpha is ignored: left out of the identifier.
+            self.background = ImageColor(red: background.red, green: background.green, blue: background.blue)
         }
 
         /// `flatten(#rrggbbaa)`.

@@ -57,7 +57,8 @@ extension Image {
                 origin = gravity.origin(ofWidth: mark.width, height: mark.height, inWidth: width, height: height,
                                         offsetX: offsetX, offsetY: offsetY, clamped: false)
             case .point(let x, let y):
-                (layer, origin) = (mark, (x, y))
+                (layer, origin) = (mark, (Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, x)),
+                                          Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, y))))
             }
             let frames = base.frames.map { frame in
                 ImageFrame(pixels: Self.drawing(layer, over: frame.pixels, of: base, at: origin,
@@ -181,16 +182,22 @@ extension Image {
 extension ImageProcessors {
     /// Draws an overlay over the image, as ``Image/composited(with:at:opacity:linearLight:)`` does.
     public struct Composite: ImageProcessing, Hashable {
-        /// The image drawn on top.
-        public var overlay: Image
+        /// The image drawn on top. Setting another names it by its pixels'
+        /// digest again, unless the processor was given an `id`.
+        public var overlay: Image {
+            didSet { if explicitID == nil { overlayID = Self.digest(of: overlay) } }
+        }
         /// Where it is drawn.
         public var position: OverlayPosition
         /// Its opacity, from 0 to 1.
         public var opacity: Double
         /// Whether light intensities are blended instead of stored values.
         public var linearLight: Bool
-        /// What names the overlay in ``identifier``.
-        public let overlayID: String
+        /// What names the overlay in ``identifier``: the `id` given, else a
+        /// digest of its pixels.
+        public private(set) var overlayID: String
+        /// The `id` given at creation.
+        private let explicitID: String?
 
         /// Creates the processor.
         ///
@@ -204,6 +211,7 @@ extension ImageProcessors {
             self.position = position
             self.opacity = opacity
             self.linearLight = linearLight
+            self.explicitID = id
             self.overlayID = id ?? Self.digest(of: overlay)
         }
 

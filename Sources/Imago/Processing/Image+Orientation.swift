@@ -81,7 +81,7 @@ extension ImageProcessors {
     /// Turns the image clockwise by a multiple of 90 degrees, as ``Image/rotated(degrees:)`` does.
     public struct Rotate: ImageProcessing, Hashable {
         /// The turn, normalised to 0, 90, 180 or 270.
-        public var degrees: Int
+        public let degrees: Int
 
         /// Creates the processor.
         ///
@@ -102,9 +102,9 @@ extension ImageProcessors {
     /// Mirrors the image, as ``Image/flipped(horizontally:vertically:)`` does.
     public struct Flip: ImageProcessing, Hashable {
         /// Whether left and right swap.
-        public var horizontally: Bool
+        public let horizontally: Bool
         /// Whether top and bottom swap.
-        public var vertically: Bool
+        public let vertically: Bool
 
         /// Creates the processor.
         public init(horizontally: Bool = false, vertically: Bool = false) {

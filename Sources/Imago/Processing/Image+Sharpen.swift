@@ -117,11 +117,11 @@ extension ImageProcessors {
     /// An unsharp mask, as ``Image/sharpened(sigma:amount:threshold:)`` applies it.
     public struct Sharpen: ImageProcessing, Hashable {
         /// The blur's spread, in pixels.
-        public var sigma: Double
+        public let sigma: Double
         /// How far each value moves from the blur.
-        public var amount: Double
+        public let amount: Double
         /// The smallest difference that is sharpened, in levels.
-        public var threshold: Int
+        public let threshold: Int
 
         /// Creates the processor.
         public init(sigma: Double, amount: Double = 1, threshold: Int = 0) {
@@ -144,7 +144,7 @@ extension ImageProcessors {
     /// Square blocks of averaged pixels, as ``Image/pixelated(blockSize:)`` makes them.
     public struct Pixelate: ImageProcessing, Hashable {
         /// The side of a block, in pixels.
-        public var blockSize: Int
+        public let blockSize: Int
 
         /// Creates the processor.
         public init(blockSize: Int) {

@@ -107,19 +107,24 @@ extension ImageProcessors {
     /// Cuts away a border, as ``Image/trimmed(_:threshold:equalHorizontal:equalVertical:)`` does.
     public struct Trim: ImageProcessing, Hashable {
         /// The border's colour, or transparency.
-        public var reference: TrimReference
+        public let reference: TrimReference
         /// How far a channel may stray and still be border, in levels.
-        public var threshold: Double
+        public let threshold: Double
         /// Whether the left and right cuts are equal.
-        public var equalHorizontal: Bool
+        public let equalHorizontal: Bool
         /// Whether the top and bottom cuts are equal.
-        public var equalVertical: Bool
+        public let equalVertical: Bool
 
         /// Creates the processor.
         public init(_ reference: TrimReference = .topLeftPixel, threshold: Double = 10,
                     equalHorizontal: Bool = false, equalVertical: Bool = false) {
             precondition(threshold >= 0 && threshold.isFinite, "the threshold must be a finite number, 0 or more")
-            self.reference = reference
+            // A colour's alpha is ignored: left out of the identifier.
+            if case .color(let color) = reference {
+                self.reference = .color(ImageColor(red: color.red, green: color.green, blue: color.blue))
+            } else {
+                self.reference = reference
+            }
             self.threshold = threshold
             self.equalHorizontal = equalHorizontal
             self.equalVertical = equalVertical
