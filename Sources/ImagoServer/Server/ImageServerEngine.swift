@@ -24,34 +24,6 @@ struct ImageServerReply: Sendable {
     var stream: StreamedBody? = nil
 }
 
-/// What identifies one rendered output: the source and the options, with
-/// the negotiated format (`nil` when the output follows the source's
-/// format, which is known only once the source is loaded).
-struct RenderIdentity: Hashable, Sendable {
-    let source: URL
-    let options: ProcessingOptions
-    /// The format the path itself names, when that matters beside the
-    /// negotiated one (`skip_processing` skips only when the path names
-    /// none or the source's); `nil` otherwise.
-    var requestedFormat: ProcessingOptions.OutputFormat? = nil
-    /// The format an animated source is written in, when the server keeps
-    /// animations (negotiated without the formats that cannot animate);
-    /// `nil` when the source decides, or when animations are not kept.
-    var animatedFormat: ProcessingOptions.OutputFormat? = nil
-
-    /// What the output cache counts for the key beside the output's bytes.
-    var cost: Int { source.absoluteString.utf8.count + 64 }
-
-    /// The key of the result store: the options (negotiated format
-    /// included) and the source, as a path would say them. The version
-    /// changes whenever the same key would render something else (v2: an
-    /// animation asked for as PNG is a still PNG, and APNG becomes WebP).
-    var storeKey: String {
-        "v2" + ImageServerPath.unsignedPath(source: source, options: options, encoding: .plain)
-            + "|\(requestedFormat?.rawValue ?? "")|\(animatedFormat?.rawValue ?? "")"
-    }
-}
-
 /// The server without HTTP plumbing: parse and check the path, join or
 /// admit the job, load, process and encode, answer with the right headers.
 ///
