@@ -147,8 +147,8 @@ final class ImageServerEngine: Sendable {
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
             throw ImageServerError(.expired, "the URL expired at Unix time \(expires)")
         }
-        if parsed.options.maximumResultDimension != nil && !configuration.allowsSecurityOptions {
-            throw ImageServerError(.forbiddenOption, "max_result_dimension is a security option, which this server does not allow in paths")
+        if !configuration.allowsSecurityOptions, let option = ProcessingOptionSpec.securityOptions(in: parsed.options).first {
+            throw ImageServerError(.forbiddenOption, "\(option) is a security option, which this server does not allow in paths")
         }
         try loader.policy.check(parsed.source)
         let maximumAge = maximumAge(expiring: parsed.options.expires)

@@ -63,14 +63,15 @@ public struct ImageServerPresets: Sendable, Hashable {
     /// The names of the presets, sorted.
     public var names: [String] { definitions.keys.sorted() }
 
-    /// The presets that set a security option (`max_result_dimension`),
+    /// The presets that set a security option (`max_result_dimension`; the
+    /// option table's security options),
     /// sorted: a server that does not allow security options refuses them
     /// at start rather than answering 403 to every URL that uses them.
     public var namesSettingSecurityOptions: [String] {
         names.filter { name in
             var options = ProcessingOptions()
             return (try? ImageServerPath.applyPreset(name, to: &options, presets: self, used: [])) != nil
-                && options.maximumResultDimension != nil
+                && !ProcessingOptionSpec.securityOptions(in: options).isEmpty
         }
     }
 }
