@@ -34,23 +34,31 @@ extension Image {
         let firstColumn = max(0, -x), lastColumn = min(source.width, width - x)
         let firstRow = max(0, -y), lastRow = min(source.height, height - y)
         let deadline = WorkDeadline.current
+        // One row of the fill, copied where the canvas shows.
+        let fillRow = Array(repeatElement(fill, count: width).joined())
+        let visible = firstColumn < lastColumn && firstRow < lastRow
         let frames = source.frames.map { frame in
-            // One row of the fill, repeated (zeros need no pass of their own).
-            var pixels = fill.allSatisfy { $0 == 0 }
-                ? [UInt8](repeating: 0, count: rowStride * height)
-                : Array(repeatElement(Array(repeatElement(fill, count: width).joined()), count: height).joined())
-            if firstColumn < lastColumn && firstRow < lastRow {
-                let rowBytes = (lastColumn - firstColumn) * bpp
+            let pixels = [UInt8](pixelCapacity: rowStride * height) { output, count in
                 frame.pixels.withUnsafeBufferPointer { input in
-                    pixels.withUnsafeMutableBufferPointer { output in
-                        for row in firstRow..<lastRow {
-                            if deadline?.hasPassed == true { break }
-                            let from = row * source.bytesPerRow + firstColumn * bpp
-                            let to = (row + y) * rowStride + (firstColumn + x) * bpp
-                            output.baseAddress!.advanced(by: to).update(from: input.baseAddress!.advanced(by: from), count: rowBytes)
+                    fillRow.withUnsafeBufferPointer { fillRow in
+                        let canvas = output.baseAddress!, background = fillRow.baseAddress!
+                        for row in 0..<height {
+                            let target = canvas + row * rowStride
+                            let imageRow = row - y
+                            guard visible, imageRow >= firstRow, imageRow < lastRow, deadline?.hasPassed != true else {
+                                target.update(from: background, count: rowStride)
+                                continue
+                            }
+                            // Fill to the left of the image, the image's row, fill to the right.
+                            let left = (firstColumn + x) * bpp, right = (lastColumn + x) * bpp
+                            target.update(from: background, count: left)
+                            target.advanced(by: left).update(from: input.baseAddress! + imageRow * source.bytesPerRow + firstColumn * bpp,
+                                                             count: right - left)
+                            target.advanced(by: right).update(from: background + right, count: rowStride - right)
                         }
                     }
                 }
+                count = rowStride * height
             }
             return ImageFrame(pixels: pixels, duration: frame.duration)
         }

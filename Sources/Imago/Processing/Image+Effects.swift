@@ -33,43 +33,10 @@ extension Image {
     public func blurred(radius: Int) -> Image {
         guard radius > 0 else { return self }
         let packed = converted(to: pixelFormat)
-        let channels = pixelFormat.bytesPerPixel
+        let blur = BoxBlur(width: width, height: height, channels: pixelFormat.bytesPerPixel, radius: radius)
         let frames = packed.frames.map { frame in
-            var pixels = frame.pixels
-            for _ in 0..<3 {
-                pixels = Self.boxBlur(pixels, width: width, height: height, channels: channels, radius: radius, horizontal: true)
-                pixels = Self.boxBlur(pixels, width: width, height: height, channels: channels, radius: radius, horizontal: false)
-            }
-            return ImageFrame(pixels: pixels, duration: frame.duration)
+            ImageFrame(pixels: blur.applied(to: frame.pixels), duration: frame.duration)
         }
         return derived(width: width, height: height, pixelFormat: pixelFormat, frames: frames)
-    }
-
-    /// One box-filter pass along rows or columns, with a running sum.
-    private static func boxBlur(_ input: [UInt8], width: Int, height: Int, channels: Int, radius: Int, horizontal: Bool) -> [UInt8] {
-        let (lines, length) = horizontal ? (height, width) : (width, height)
-        let window = 2 * radius + 1
-        var output = input
-        let deadline = WorkDeadline.current
-        input.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { output in
-                for line in 0..<lines {
-                    if deadline?.hasPassed == true { break }
-                    for channel in 0..<channels {
-                        func index(_ position: Int) -> Int {
-                            let clamped = min(max(position, 0), length - 1)
-                            return (horizontal ? line * width + clamped : clamped * width + line) * channels + channel
-                        }
-                        var sum = 0
-                        for position in -radius...radius { sum += Int(input[index(position)]) }
-                        for position in 0..<length {
-                            output[index(position)] = UInt8((sum + window / 2) / window)
-                            sum += Int(input[index(position + radius + 1)]) - Int(input[index(position - radius)])
-                        }
-                    }
-                }
-            }
-        }
-        return output
     }
 }

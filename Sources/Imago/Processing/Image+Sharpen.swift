@@ -26,20 +26,25 @@ extension Image {
         let colourChannels = pixelFormat.hasAlpha ? bpp - 1 : bpp
         let rowBytes = width * bpp
         let deadline = WorkDeadline.current
+        // The common case, in integers: twice the value less the blur.
+        let plain = amount == 1 && threshold == 0
         let frames = zip(packed.frames, soft.frames).map { original, blurred in
             var pixels = original.pixels
-            original.pixels.withUnsafeBufferPointer { original in
-                blurred.pixels.withUnsafeBufferPointer { soft in
+            blurred.pixels.withUnsafeBufferPointer { soft in
+                pixels.withUnsafeMutableBufferPointer { pixels in
                     for row in 0..<height {
                         if deadline?.hasPassed == true { break }
-                        for index in row * rowBytes..<(row + 1) * rowBytes where index % bpp < colourChannels {
-                            let value = Int(original[index]), difference = value - Int(soft[index])
-                            if amount == 1 && threshold == 0 {
-                                // The common case, in integers: twice the value less the blur.
-                                pixels[index] = UInt8(clamping: value + difference)
-                            } else if abs(difference) > threshold {
-                                pixels[index] = UInt8(clamping: value + Int((amount * Double(difference)).rounded()))
+                        var index = row * rowBytes
+                        for _ in 0..<width {
+                            for channel in index..<index + colourChannels {
+                                let value = Int(pixels[channel]), difference = value - Int(soft[channel])
+                                if plain {
+                                    pixels[channel] = UInt8(clamping: value + difference)
+                                } else if abs(difference) > threshold {
+                                    pixels[channel] = UInt8(clamping: value + Int((amount * Double(difference)).rounded()))
+                                }
                             }
+                            index += bpp
                         }
                     }
                 }

@@ -81,13 +81,11 @@ extension Image {
     private func attentionCropOrigin(width: Int, height: Int) -> (x: Int, y: Int) {
         let spareX = Swift.max(0, self.width - width), spareY = Swift.max(0, self.height - height)
         guard spareX > 0 || spareY > 0 else { return (0, 0) }
-        // The map, on a small copy: the precision of the placement is a pixel of it.
-        let scale = Swift.min(1, Double(Self.attentionMapSide) / Double(Swift.max(self.width, self.height)))
-        let small = scale < 1
-            ? resized(width: ResizeGeometry.side(Double(self.width) * scale, Self.attentionMapSide),
-                      height: ResizeGeometry.side(Double(self.height) * scale, Self.attentionMapSide))
-            : self
-        let map = Self.attentionMap(small.converted(to: .rgb8))
+        // The map, on a small copy (blocks of `factor` x `factor` pixels averaged):
+        // the precision of the placement is a pixel of it.
+        let factor = (Swift.max(self.width, self.height) + Self.attentionMapSide - 1) / Self.attentionMapSide
+        let small = factor > 1 ? converted(to: .rgb8).blockAveraged(factor) : converted(to: .rgb8)
+        let map = Self.attentionMap(small)
         let (mapWidth, mapHeight) = (small.width, small.height)
         let sx = Double(mapWidth) / Double(self.width), sy = Double(mapHeight) / Double(self.height)
         let windowWidth = Swift.min(mapWidth, Swift.max(1, Int((Double(width) * sx).rounded())))
@@ -125,6 +123,42 @@ extension Image {
         let x = Swift.max(0, Swift.min(spareX, Int((Double(best.x) / sx).rounded())))
         let y = Swift.max(0, Swift.min(spareY, Int((Double(best.y) / sy).rounded())))
         return (x, y)
+    }
+
+    /// The RGB image shrunk by a whole `factor`: each pixel the mean of a
+    /// `factor` x `factor` block (smaller at the right and bottom edges).
+    private func blockAveraged(_ factor: Int) -> Image {
+        let (outWidth, outHeight) = ((width + factor - 1) / factor, (height + factor - 1) / factor)
+        let sums = UnsafeMutablePointer<Int>.allocate(capacity: outWidth * 3)
+        defer { sums.deallocate() }
+        let out = [UInt8](pixelCapacity: outWidth * outHeight * 3) { out, count in
+            pixels.withUnsafeBufferPointer { input in
+                let source = input.baseAddress!
+                for outRow in 0..<outHeight {
+                    sums.initialize(repeating: 0, count: outWidth * 3)
+                    let top = outRow * factor, bottom = Swift.min(height, top + factor)
+                    for row in top..<bottom {
+                        var from = source + row * bytesPerRow
+                        for column in 0..<outWidth {
+                            var (r, g, b) = (0, 0, 0)
+                            for _ in column * factor..<Swift.min(width, (column + 1) * factor) {
+                                r &+= Int(from[0]); g &+= Int(from[1]); b &+= Int(from[2])
+                                from += 3
+                            }
+                            sums[column * 3] &+= r; sums[column * 3 + 1] &+= g; sums[column * 3 + 2] &+= b
+                        }
+                    }
+                    for column in 0..<outWidth {
+                        let cells = (bottom - top) * (Swift.min(width, (column + 1) * factor) - column * factor)
+                        for channel in 0..<3 {
+                            out[(outRow * outWidth + column) * 3 + channel] = UInt8((sums[column * 3 + channel] + cells / 2) / cells)
+                        }
+                    }
+                }
+            }
+            count = outWidth * outHeight * 3
+        }
+        return Image(width: outWidth, height: outHeight, pixelFormat: .rgb8, pixels: out)
     }
 
     /// How much each pixel of an RGB image draws the eye: its Sobel edge
