@@ -59,8 +59,7 @@ extension ImageServerEngine {
         var metrics = ImageTaskMetrics(loadingDuration: bytes.duration, byteCount: bytes.data.count)
         metrics.decodingDuration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         return RenderedImage(
-            data: document, format: nil, etag: "\"" + SHA256.hash(data: document).lowercaseHex + "\"",
-            sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count, sourceMetrics: metrics, renderingTime: 0
+            data: document, format: nil, sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count, sourceMetrics: metrics, renderingTime: 0
         )
     }
 

@@ -1,4 +1,5 @@
 #if Server
+import Crypto
 import Foundation
 import Imago
 
@@ -36,6 +37,19 @@ struct RenderedImage: Sendable {
          sourceMetrics: ImageTaskMetrics, renderingTime: Double) {
         (self.data, self.format, self.etag, self.sourceLayer) = (data, format, etag, sourceLayer)
         (self.sourceByteCount, self.sourceMetrics, self.renderingTime) = (sourceByteCount, sourceMetrics, renderingTime)
+    }
+
+    /// Creates an output made here, its entity tag that of its bytes.
+    init(data: Data, format: ImageFormat?, sourceLayer: String, sourceByteCount: Int?, sourceMetrics: ImageTaskMetrics,
+         renderingTime: Double) {
+        self.init(data: data, format: format, etag: Self.entityTag(of: data), sourceLayer: sourceLayer,
+                  sourceByteCount: sourceByteCount, sourceMetrics: sourceMetrics, renderingTime: renderingTime)
+    }
+
+    /// The strong entity tag of `data`: its SHA-256 in hex, quoted. Equal
+    /// bytes have one tag on every replica.
+    static func entityTag(of data: Data) -> String {
+        "\"" + SHA256.hash(data: data).lowercaseHex + "\""
     }
     /// The file extension for `Content-Disposition`.
     var fileExtension: String { format?.fileExtension ?? "svg" }

@@ -1,0 +1,121 @@
+#if Server
+import Crypto
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Imago
+import ImagoCodecs
+import Logging
+import Metrics
+import Tracing
+
+/// `/info` descriptions and `raw` streams: answers that load a source without rendering it.
+extension ImageServerEngine {
+    /// Answers a `raw` path: the source's bytes streamed through unchanged
+    /// as they arrive, through the guarded loader (the source policy on
+    /// every redirect, the size limit), with no decode and no content
+    /// check. The status comes from the source's headers and first chunk:
+    /// a failure before them is answered as for images; a failure later
+    /// (the size limit crossed) cuts the body short. The source's
+    /// `Content-Type` is passed on only when it names an image, and the
+    /// answer forbids sniffing and scripts, so a source cannot put a page
+    /// on the server's origin.
+    func streamed(_ source: URL, disposition: ContentDisposition, maximumAge: Int) async throws(ImageServerError) -> ImageServerReply {
+        guard let lease = StreamLease(count: streams, limit: max(1, configuration.maximumConcurrentStreams)) else {
+            throw ImageServerError(.saturated, "the server is busy; retry in a moment")
+        }
+        do {
+            // The span covers the response's head; the body streams on after it.
+            // Counted by `streams`, not in the image downloads' total.
+            let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.withoutTotalLimit.load(URLRequest(url: source)) }
+            guard let response = loaded.response else {
+                throw ImageServerError(.sourceFailed, "the source sent no response")
+            }
+            let checked = try CheckedResponse(response, for: source, accepting: .anything)
+            var chunks = loaded.body.makeAsyncIterator()
+            let first = try await chunks.next() ?? Data()
+            let type = checked.contentType.flatMap(Self.imageType(_:))
+            let headers: [(name: String, value: String)] = [
+                ("Cache-Control", "public, max-age=\(maximumAge)"),
+                ("Content-Type", type ?? "application/octet-stream"),
+                ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+            ]
+            return ImageServerReply(status: 200, headers: headers, body: first, outcome: "raw",
+                                    stream: StreamedBody(rest: loaded.body, lease: lease))
+        } catch {
+            let failure = ImageServerError(answering: error)
+            metrics.failed(failure)
+            throw failure
+        }
+    }
+
+    /// `image/SUBTYPE` from a `Content-Type` (parameters dropped, lower-cased), or `nil` for anything else.
+    static func imageType(_ contentType: String) -> String? {
+        let type = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard type.hasPrefix("image/"), type.count > 6, type.count <= 64,
+              type.dropFirst(6).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return type
+    }
+
+    /// The file extension for an image type: `jpg` for JPEG, `svg` for SVG, else the subtype.
+    static func fileExtension(forImageType type: String) -> String {
+        switch type {
+        case "image/jpeg", "image/pjpeg": "jpg"
+        case "image/svg+xml": "svg"
+        default: String(type.dropFirst(6).prefix { $0.isLetter || $0.isNumber })
+        }
+    }
+
+    /// Answers `/info`: the source's description as JSON, worked out once
+    /// for requests that arrive together, in one of the decode slots.
+    func describe(_ source: URL, maximumAge: Int, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
+        let ticket: JobRegistry<URL, Data>.Ticket
+        do {
+            ticket = try descriptions.enter(source, subscription: JobSubscription(priority: .normal)) { [self] job in
+                try await description(of: source, job: job)
+            }
+        } catch {
+            throw ImageServerError(.saturated, "the server is busy; retry in a moment")
+        }
+        let result = await Task { [descriptions] in
+            do {
+                return Result<Data, ImageServerError>.success(try await descriptions.value(of: ticket))
+            } catch {
+                return .failure(error as? ImageServerError ?? ImageServerError(answering: error))
+            }
+        }.value
+        let body = try result.get()
+        let etag = RenderedImage.entityTag(of: body)
+        var headers: [(name: String, value: String)] = [
+            ("Cache-Control", "public, max-age=\(maximumAge)"),
+            ("ETag", etag),
+        ]
+        if EntityTag.matches(ifNoneMatch, etag: etag) {
+            return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: ticket.joined ? "joined" : "info")
+        }
+        headers.append(("Content-Type", "application/json"))
+        return ImageServerReply(status: 200, headers: headers, body: body, outcome: ticket.joined ? "joined" : "info")
+    }
+
+    /// Loads the source through the guard (status, content type and size
+    /// checked as for images) and describes it.
+    func description(of source: URL, job: SharedJob<Data>) async throws(ImageServerError) -> Data {
+        do {
+            let (data, response) = try await withSpan(SpanName.sourceFetch) { _ in try await loader.data(for: URLRequest(url: source)) }
+            let checked = try ResponseHandler<Data>(accepting: .images) { $0 }.handle(data, response: response, for: source)
+            let workQueue = pipeline.configuration.workQueue
+            return try await job.withSlot {
+                try await workQueue.perform { try ImageInfoReport(describing: checked).json() }
+            }
+        } catch {
+            let failure = ImageServerError(answering: error)
+            metrics.failed(failure)
+            throw failure
+        }
+    }
+}
+#endif
