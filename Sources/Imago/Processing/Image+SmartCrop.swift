@@ -129,30 +129,30 @@ extension Image {
     /// `factor` x `factor` block (smaller at the right and bottom edges).
     private func blockAveraged(_ factor: Int) -> Image {
         let (outWidth, outHeight) = ((width + factor - 1) / factor, (height + factor - 1) / factor)
-        let sums = UnsafeMutablePointer<Int>.allocate(capacity: outWidth * 3)
-        defer { sums.deallocate() }
+        let rowBytes = width * 3
+        // The block's rows summed byte by byte first (a loop the vector unit runs), then its columns.
+        let columnSums = UnsafeMutablePointer<UInt32>.allocate(capacity: rowBytes)
+        defer { columnSums.deallocate() }
         let out = [UInt8](pixelCapacity: outWidth * outHeight * 3) { out, count in
             pixels.withUnsafeBufferPointer { input in
                 let source = input.baseAddress!
                 for outRow in 0..<outHeight {
-                    sums.initialize(repeating: 0, count: outWidth * 3)
+                    columnSums.initialize(repeating: 0, count: rowBytes)
                     let top = outRow * factor, bottom = Swift.min(height, top + factor)
                     for row in top..<bottom {
-                        var from = source + row * bytesPerRow
-                        for column in 0..<outWidth {
-                            var (r, g, b) = (0, 0, 0)
-                            for _ in column * factor..<Swift.min(width, (column + 1) * factor) {
-                                r &+= Int(from[0]); g &+= Int(from[1]); b &+= Int(from[2])
-                                from += 3
-                            }
-                            sums[column * 3] &+= r; sums[column * 3 + 1] &+= g; sums[column * 3 + 2] &+= b
-                        }
+                        let line = source + row * bytesPerRow
+                        for index in 0..<rowBytes { columnSums[index] &+= UInt32(line[index]) }
                     }
                     for column in 0..<outWidth {
-                        let cells = (bottom - top) * (Swift.min(width, (column + 1) * factor) - column * factor)
-                        for channel in 0..<3 {
-                            out[(outRow * outWidth + column) * 3 + channel] = UInt8((sums[column * 3 + channel] + cells / 2) / cells)
+                        let first = column * factor, last = Swift.min(width, first + factor)
+                        var (r, g, b): (UInt32, UInt32, UInt32) = (0, 0, 0)
+                        for x in first..<last {
+                            r &+= columnSums[x * 3]; g &+= columnSums[x * 3 + 1]; b &+= columnSums[x * 3 + 2]
                         }
+                        let cells = UInt32((bottom - top) * (last - first)), to = (outRow * outWidth + column) * 3
+                        out[to] = UInt8((r + cells / 2) / cells)
+                        out[to + 1] = UInt8((g + cells / 2) / cells)
+                        out[to + 2] = UInt8((b + cells / 2) / cells)
                     }
                 }
             }

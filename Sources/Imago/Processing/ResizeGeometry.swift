@@ -35,7 +35,8 @@ public enum ResizeMode: String, Sendable, Hashable, CaseIterable {
 /// from the source's size and a target box before any pixel is touched.
 ///
 /// This is the one place the box arithmetic lives: ``Image/resized(toFit:height:mode:allowsUpscaling:)``,
-/// a decoder's ``Thumbnail`` and the image server's `ResizePlan` all ask it.
+/// and a decoder's ``Thumbnail`` ask it; the image server's `ResizePlan`
+/// works out imgproxy's sizes and produces one.
 /// The image is resampled once, to ``scaledWidth`` x ``scaledHeight``, then
 /// the rectangle at ``cropX``, ``cropY`` of ``width`` x ``height`` is cut
 /// from the result (``Image/resized(to:filter:linearLight:)`` does both).
@@ -130,6 +131,19 @@ public struct ResizeGeometry: Sendable, Hashable, CustomStringConvertible {
         }
         (width, height) = kept
         (cropX, cropY) = gravity.origin(ofWidth: kept.width, height: kept.height, inWidth: scaledWidth, height: scaledHeight)
+    }
+
+    /// A geometry worked out elsewhere (the image server's `ResizePlan`, with
+    /// imgproxy's arithmetic): resample to `scaledWidth` x `scaledHeight`,
+    /// then keep `width` x `height` at `cropX`, `cropY`.
+    ///
+    /// - Precondition: the sizes are positive and the part kept lies inside the scaled image.
+    package init(scaledWidth: Int, scaledHeight: Int, cropX: Int, cropY: Int, width: Int, height: Int) {
+        precondition(scaledWidth > 0 && scaledHeight > 0 && width > 0 && height > 0, "a geometry's sizes are positive")
+        precondition(cropX >= 0 && cropY >= 0 && cropX + width <= scaledWidth && cropY + height <= scaledHeight,
+                     "the part kept lies inside the scaled image")
+        (self.scaledWidth, self.scaledHeight, self.cropX, self.cropY, self.width, self.height) =
+            (scaledWidth, scaledHeight, cropX, cropY, width, height)
     }
 
     /// The largest part of `width` x `height` whose width over height is `aspect`.

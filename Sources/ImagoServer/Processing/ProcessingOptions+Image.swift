@@ -56,14 +56,12 @@ extension ProcessingOptions {
             image = image.cropped(x: left, y: top, width: right - left, height: bottom - top)
                 .resized(width: plan.width, height: plan.height)
         } else {
-            if plan.scaledWidth != image.width || plan.scaledHeight != image.height {
+            if gravity == .smart && plan.crops {
+                // Resampled first; then the most detailed part of that size is kept.
                 image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
-            }
-            if plan.crops {
-                let origin = gravity == .smart
-                    ? image.smartCropOrigin(width: plan.width, height: plan.height, strategy: .entropy)
-                    : plan.cropOrigin
-                image = image.cropped(x: origin.x, y: origin.y, width: plan.width, height: plan.height)
+                    .cropped(to: .pixels(width: plan.width, height: plan.height), anchor: .smart(.entropy))
+            } else {
+                image = image.resized(to: plan.geometry)
             }
         }
         // Past the deadline, the steps left would be wasted: the result is dropped.

@@ -149,6 +149,15 @@ public struct ResizePlan: Sendable, Hashable {
                       gravity: options.gravity, offset: options.gravityOffset, dpr: effectiveDPR)
     }
 
+    /// The resample and the cut as the library's one box type: the scaled
+    /// size, and the part kept at ``cropOrigin`` (for a fixed gravity or a
+    /// focus point; a `smart` crop looks at the pixels instead).
+    public var geometry: ResizeGeometry {
+        let origin = cropOrigin
+        return ResizeGeometry(scaledWidth: scaledWidth, scaledHeight: scaledHeight, cropX: origin.x, cropY: origin.y,
+                              width: width, height: height)
+    }
+
     /// Where the kept image sits on the canvas; may be negative only when
     /// the canvas is narrower than the image on one side (the image is then cut).
     public var canvasOrigin: (x: Int, y: Int) {
