@@ -413,7 +413,11 @@ final class LockedBytes: @unchecked Sendable {
     // MARK: albums
 
     @Test func albumsShowsTheSampleFeedWithArtworkOffline() async throws {
-        let run = try await imago("albums", "--limit", "5")
+        // A disk cache of its own: the sample server's port is random, and a port an earlier run
+        // (another test's `albums`) used and freed can come round again, so a shared cache would
+        // answer some artwork from disk (CI saw "network 4, disk 1").
+        let cache = directory.appendingPathComponent("albums-cache-\(UUID().uuidString)")
+        let run = try await imago(["albums", "--limit", "5"], environment: ["XDG_CACHE_HOME": cache.path])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.lines
         #expect(lines.count == 6)
