@@ -42,9 +42,8 @@ public enum Gravity: String, Sendable, Hashable, CaseIterable {
     ///     larger than the box is centred on it with negative coordinates.
     public func origin(ofWidth width: Int, height: Int, inWidth outerWidth: Int, height outerHeight: Int,
                        offsetX: Int = 0, offsetY: Int = 0, clamped: Bool = true) -> (x: Int, y: Int) {
-        // Offsets beyond any image (±2^40) are held there, so no sum traps.
-        let offsetX = Swift.max(-Self.farthest, Swift.min(Self.farthest, offsetX))
-        let offsetY = Swift.max(-Self.farthest, Swift.min(Self.farthest, offsetY))
+        // Offsets beyond any image are held at ±2^40, so no sum traps.
+        let offsetX = Self.held(offsetX), offsetY = Self.held(offsetY)
         let spareX = outerWidth - width, spareY = outerHeight - height
         var x = switch self {
         case .west, .northWest, .southWest: offsetX
@@ -65,6 +64,10 @@ public enum Gravity: String, Sendable, Hashable, CaseIterable {
 
     /// The largest offset taken into account: 2^40 pixels.
     static let farthest = 1 << 40
+
+    /// `value` held within ±``farthest``: a place or offset beyond any
+    /// image, made small enough that sums with image sizes cannot trap.
+    static func held(_ value: Int) -> Int { Swift.max(-farthest, Swift.min(farthest, value)) }
 
     /// Half the spare pixels, the odd one after; a negative spare (a part
     /// larger than the box) is centred only when not clamped.

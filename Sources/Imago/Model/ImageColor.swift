@@ -41,10 +41,7 @@ public struct ImageColor: Sendable, Hashable, CustomStringConvertible {
 
     /// `#rrggbbaa`, in lowercase hex.
     public var description: String {
-        "#" + [red, green, blue, alpha].map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
+        "#" + [red, green, blue, alpha].lowercaseHex
     }
 
     /// The channels in `format`'s order: gray formats take red (callers

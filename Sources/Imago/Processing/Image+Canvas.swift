@@ -15,9 +15,8 @@ extension Image {
     /// - Precondition: `width` and `height` are positive.
     public func placed(onWidth width: Int, height: Int, x: Int, y: Int, background: ImageColor = .clear) -> Image {
         precondition(width > 0 && height > 0, "the canvas must not be empty")
-        // A place beyond any canvas (±2^40) is held there, so no sum traps.
-        let x = Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, x))
-        let y = Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, y))
+        // A place beyond any canvas is held at ±2^40, so no sum traps.
+        let x = Gravity.held(x), y = Gravity.held(y)
         let needsAlpha = pixelFormat.hasAlpha || !background.isOpaque
         let gray = pixelFormat.isGray && background.isGray
         let format: PixelFormat = switch (gray, needsAlpha) {

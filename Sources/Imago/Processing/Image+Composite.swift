@@ -37,37 +37,31 @@ extension Image {
                            opacity: Double = 1, linearLight: Bool = false) -> Image {
         precondition((0...1).contains(opacity), "the opacity is from 0 to 1")
         let base = converted(to: pixelFormat.hasAlpha ? .rgba8 : .rgb8)
-        let result: Image
-        if opacity == 0 {
-            result = base
-        } else {
-            let mark = overlay.converted(to: .rgba8)
-            let layer: Image, origin: (x: Int, y: Int)
-            switch position {
-            case .tiled(let spacingX, let spacingY):
-                precondition(spacingX >= 0 && spacingY >= 0, "the spacing between tiles cannot be negative")
-                // The tiles do not overlap: drawn once as a layer the size of
-                // the image, then composited once, the work is the image's
-                // pixels whatever the number of tiles.
-                layer = Self.tiledLayer(of: mark, width: width, height: height,
-                                        gap: (Swift.min(width, spacingX), Swift.min(height, spacingY)))
-                origin = (0, 0)
-            case .gravity(let gravity, let offsetX, let offsetY):
-                layer = mark
-                origin = gravity.origin(ofWidth: mark.width, height: mark.height, inWidth: width, height: height,
-                                        offsetX: offsetX, offsetY: offsetY, clamped: false)
-            case .point(let x, let y):
-                (layer, origin) = (mark, (Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, x)),
-                                          Swift.max(-Gravity.farthest, Swift.min(Gravity.farthest, y))))
-            }
-            let frames = base.frames.map { frame in
-                ImageFrame(pixels: Self.drawing(layer, over: frame.pixels, of: base, at: origin,
-                                                opacity: opacity, linearLight: linearLight),
-                           duration: frame.duration)
-            }
-            result = Image(width: width, height: height, pixelFormat: base.pixelFormat, frames: frames, loopCount: loopCount)
+        guard opacity > 0 else { return derived(width: width, height: height, pixelFormat: base.pixelFormat, frames: base.frames) }
+        let mark = overlay.converted(to: .rgba8)
+        let layer: Image, origin: (x: Int, y: Int)
+        switch position {
+        case .tiled(let spacingX, let spacingY):
+            precondition(spacingX >= 0 && spacingY >= 0, "the spacing between tiles cannot be negative")
+            // The tiles do not overlap: drawn once as a layer the size of
+            // the image, then composited once, the work is the image's
+            // pixels whatever the number of tiles.
+            layer = Self.tiledLayer(of: mark, width: width, height: height,
+                                    gap: (Swift.min(width, spacingX), Swift.min(height, spacingY)))
+            origin = (0, 0)
+        case .gravity(let gravity, let offsetX, let offsetY):
+            layer = mark
+            origin = gravity.origin(ofWidth: mark.width, height: mark.height, inWidth: width, height: height,
+                                    offsetX: offsetX, offsetY: offsetY, clamped: false)
+        case .point(let x, let y):
+            (layer, origin) = (mark, (Gravity.held(x), Gravity.held(y)))
         }
-        return derived(width: width, height: height, pixelFormat: result.pixelFormat, frames: result.frames)
+        let frames = base.frames.map { frame in
+            ImageFrame(pixels: Self.drawing(layer, over: frame.pixels, of: base, at: origin,
+                                            opacity: opacity, linearLight: linearLight),
+                       duration: frame.duration)
+        }
+        return derived(width: width, height: height, pixelFormat: base.pixelFormat, frames: frames)
     }
 
     /// A transparent RGBA `width` x `height` layer with `stamp` (RGBA)

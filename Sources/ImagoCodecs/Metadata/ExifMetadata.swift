@@ -2,27 +2,11 @@ import CWebP
 import Foundation
 import Imago
 
-/// EXIF as the image server keeps it (`strip_metadata`, `keep_copyright`):
-/// read from a JPEG, PNG or WebP file as its TIFF structure, cut down, and
-/// written into a JPEG, PNG or WebP output. Every offset read is
-/// bounds-checked; malformed EXIF reads as none.
+/// EXIF written into an encoded JPEG, PNG or WebP file, as the decoders
+/// read it (``Imago/ImageMetadata/exif``, a TIFF structure) and
+/// ``Imago/MetadataPolicy`` keeps it: by `ImageEncoders.encode(_:as:)` and
+/// the image server (`strip_metadata`, `keep_copyright`).
 package enum ExifMetadata {
-    /// The EXIF TIFF structure of `data`: a JPEG's first `APP1 Exif`
-    /// segment, a PNG's `eXIf` chunk, a WebP's `EXIF` chunk (without any
-    /// `Exif\0\0` prefix); `nil` when there is none, or for other formats.
-    package static func tiff(in data: Data) -> Data? {
-        // The formats' own metadata readers find the EXIF, with no copy of the file.
-        let found: Data? = switch ImageFormat(sniffing: data) {
-        case .jpeg?: JPEGMetadata(reading: data).exifRange.map { data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound] }
-        case .png?: try? SpngContext.withContext(data) { $0.exif() }
-        case .webp?: WebPMetadata(reading: data).exifRange.map { data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound] }
-        default: nil
-        }
-        guard var tiff = found else { return nil }
-        if tiff.starts(with: exifPrefix) { tiff = tiff.dropFirst(6) }
-        return TIFFStructure(tiff) == nil ? nil : Data(tiff)
-    }
-
     /// `encoded` (a JPEG, PNG or WebP file) with `tiff` as its EXIF: an
     /// `APP1` segment after `SOI` and any `APP0`, an `eXIf` chunk after
     /// `IHDR`, an `EXIF` chunk (the extended format's flag set); other
@@ -36,7 +20,7 @@ package enum ExifMetadata {
         }
     }
 
-    // MARK: Reading
+    // MARK: Writing
 
     private static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 

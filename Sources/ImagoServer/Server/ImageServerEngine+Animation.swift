@@ -67,6 +67,7 @@ extension ImageServerEngine {
             try await workQueue.perform { () throws -> Data in
                 try withSpan(SpanName.animate, context: trace) { _ in
                     var writer: (any AnimationWriter)?
+                    var exif: Data?
                     let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates)
                     try decoder.decodeFrames(bytes.data, options: limits, maximumFrames: settings.frames) { upright in
                         let frame = undo == .up ? upright : upright.applying(undo)
@@ -74,6 +75,7 @@ extension ImageServerEngine {
                                                            watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
                         let image = frameOptions.flattened(processed, for: format)
                         try WorkDeadline.checkCurrent()
+                        if writer == nil { exif = frame.metadata?.exif }
                         let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
                         writer = current
                         try current.add(image, duration: frame.frames[0].duration ?? 0.1)
@@ -81,7 +83,7 @@ extension ImageServerEngine {
                         return !WorkDeadline.currentHasPassed
                     }
                     guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
-                    return Self.withMetadata(try writer.finish(), format: format, source: source, options: options, limit: exifLimit, logger: logger)
+                    return Self.withMetadata(try writer.finish(), format: format, exif: exif, options: options, limit: exifLimit, logger: logger)
                 }
             }
         }

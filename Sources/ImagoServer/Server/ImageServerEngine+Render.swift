@@ -120,7 +120,8 @@ extension ImageServerEngine {
                     return try withSpan(SpanName.encode, context: trace) { span in
                         span.attributes["imago.format"] = format.rawValue
                         let encoded = try options.encoded(image, as: format, policy: policy)
-                        return (Self.withMetadata(encoded, format: format, source: bytes.data, options: options, limit: exifLimit, logger: logger), format)
+                        return (Self.withMetadata(encoded, format: format, exif: loaded.image.metadata?.exif, options: options,
+                                                           limit: exifLimit, logger: logger), format)
                     }
                 }
             }
@@ -251,15 +252,15 @@ extension ImageServerEngine {
         return true
     }
 
-    /// `encoded` with the source's EXIF as the options say: all of it
+    /// `encoded` with the source's EXIF (`exif`, as the decoder read it
+    /// into ``Imago/Image/metadata``) as the options say: all of it
     /// (turned "up") with `strip_metadata` off, only `Artist` and
     /// `Copyright` with `keep_copyright`, else none; JPEG, PNG and WebP
-    /// results only (EXIF is read from JPEG, PNG and WebP sources).
-    /// EXIF larger than `limit` bytes is not copied (with a log line).
-    static func withMetadata(_ encoded: Data, format: ProcessingOptions.OutputFormat, source: Data, options: ProcessingOptions,
+    /// results only. EXIF larger than `limit` bytes is not copied (with a log line).
+    static func withMetadata(_ encoded: Data, format: ProcessingOptions.OutputFormat, exif: Data?, options: ProcessingOptions,
                              limit: Int, logger: Logger) -> Data {
         guard [.jpeg, .png, .webp].contains(format), !options.stripsMetadata || options.keepsCopyright,
-              let tiff = ExifMetadata.tiff(in: source) else { return encoded }
+              let tiff = exif else { return encoded }
         guard tiff.count <= limit else {
             logger.info("EXIF of \(tiff.count) bytes is not kept (the limit is \(limit))")
             return encoded

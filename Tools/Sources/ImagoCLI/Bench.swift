@@ -102,6 +102,38 @@ struct Bench: AsyncParsableCommand {
         return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
     }
 
+    /// The wall-clock and thread-CPU times of `iterations` runs of `work`
+    /// after one warm-up run, each sorted.
+    struct Timing {
+        var wall: [Double] = []
+        var cpu: [Double] = []
+
+        init(iterations: Int, _ work: () throws -> Void) rethrows {
+            try work()   // warm-up
+            for _ in 0..<iterations {
+                let started = ContinuousClock.now, cpuStarted = Bench.threadCPUMilliseconds()
+                try work()
+                wall.append((ContinuousClock.now - started).milliseconds)
+                cpu.append(Bench.threadCPUMilliseconds() - cpuStarted)
+            }
+            wall.sort()
+            cpu.sort()
+        }
+
+        /// The median wall-clock time (the mean of the middle two for an even count).
+        var median: Double { Self.median(wall) }
+        /// The fastest run.
+        var minimum: Double { wall.first ?? 0 }
+        /// The median thread-CPU time.
+        var cpuMedian: Double { Self.median(cpu) }
+
+        private static func median(_ sorted: [Double]) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let middle = sorted.count / 2
+            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        }
+    }
+
     /// Times the work `prepare` returns for each source: one warm-up run,
     /// then `iterations` timed runs; reports median and minimum (and, in
     /// JSON, the median CPU time of the thread).
@@ -120,29 +152,20 @@ struct Bench: AsyncParsableCommand {
                 let data = try await loader.bytes(of: SourceLoader.url(for: source))
                 let info = try ImageDecoders.info(for: data)
                 let work = try prepare(data, info)
-                try work()   // warm-up
-                var times: [Double] = [], cpuTimes: [Double] = []
-                for _ in 0..<common.iterations {
-                    let started = ContinuousClock.now, cpuStarted = threadCPUMilliseconds()
-                    try work()
-                    times.append((ContinuousClock.now - started).milliseconds)
-                    cpuTimes.append(threadCPUMilliseconds() - cpuStarted)
-                }
-                times.sort()
-                cpuTimes.sort()
-                let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+                let timing = try Timing(iterations: common.iterations, work)
+                let median = timing.median
                 let megapixels = Double(info.width * info.height * (name == "decode" ? info.frameCount : 1)) / 1e6
                 let rate = megapixels / (median / 1000)
                 if common.json {
                     Output.line(JSONValue.object([
                         ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
-                        ("median_ms", .double(median)), ("min_ms", .double(times[0])), ("megapixels_per_s", .double(rate)),
-                        ("cpu_median_ms", .double(cpuTimes.isEmpty ? 0 : cpuTimes[cpuTimes.count / 2])),
+                        ("median_ms", .double(median)), ("min_ms", .double(timing.minimum)), ("megapixels_per_s", .double(rate)),
+                        ("cpu_median_ms", .double(timing.cpuMedian)),
                     ]).text)
                 } else {
                     // Wide enough for the longest name, "encode-avif" (padding(toLength:) also cuts).
                     Output.line(name.padding(toLength: max(11, name.count), withPad: " ", startingAt: 0)
-                        + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, times[0], rate) + source)
+                        + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, timing.minimum, rate) + source)
                 }
             } catch {
                 failures += 1

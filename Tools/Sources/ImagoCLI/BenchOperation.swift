@@ -100,35 +100,27 @@ extension Bench {
                 do {
                     let image = try await Self.decoded(loader.bytes(of: SourceLoader.url(for: source)))
                     let work = self.work(on: image, overlay: mark, background: background)
-                    var result = work()  // warm-up
-                    var times: [Double] = [], cpuTimes: [Double] = []
-                    for _ in 0..<common.iterations {
-                        let started = ContinuousClock.now, cpuStarted = Bench.threadCPUMilliseconds()
-                        result = work()
-                        times.append((ContinuousClock.now - started).milliseconds)
-                        cpuTimes.append(Bench.threadCPUMilliseconds() - cpuStarted)
-                    }
+                    var result = image
+                    let timing = Bench.Timing(iterations: common.iterations) { result = work() }
                     if let output {
                         let png = try ImageEncoders.png(compression: .fast).encode(result)
                         try OutputFile.save(png, to: SourceLoader.url(for: output))
                     }
-                    times.sort()
-                    cpuTimes.sort()
-                    let median = Self.median(times)
+                    let median = timing.median
                     let rate = Double(image.width * image.height) / 1e6 / (median / 1000)
                     let size = "\(result.width)x\(result.height)"
                     if common.json {
                         Output.line(JSONValue.object([
                             ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
-                            ("median_ms", .double(median)), ("min_ms", .double(times[0])), ("megapixels_per_s", .double(rate)),
-                            ("cpu_median_ms", .double(Self.median(cpuTimes))),
+                            ("median_ms", .double(median)), ("min_ms", .double(timing.minimum)), ("megapixels_per_s", .double(rate)),
+                            ("cpu_median_ms", .double(timing.cpuMedian)),
                             ("input_width", .int(image.width)), ("input_height", .int(image.height)),
                             ("output_width", .int(result.width)), ("output_height", .int(result.height)),
                             ("output_format", .string("\(result.pixelFormat)")), ("output", output.map(JSONValue.string) ?? .null),
                         ]).text)
                     } else {
                         Output.line(name.padding(toLength: 29, withPad: " ", startingAt: 0)
-                            + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, times[0], rate)
+                            + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, timing.minimum, rate)
                             + size.padding(toLength: max(9, size.count), withPad: " ", startingAt: 0) + "  " + source)
                     }
                 } catch {
@@ -172,12 +164,6 @@ extension Bench {
         private static func decoded(_ data: Data) throws -> Image {
             let info = try ImageDecoders.info(for: data)
             return try ImageDecoders.decoder(for: info.format).decode(data, options: ImageDecodingOptions(frameIndex: 0))
-        }
-
-        private static func median(_ sorted: [Double]) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         }
 
         /// `RRGGBB` or `RRGGBBAA` (a leading `#` allowed) as a colour.

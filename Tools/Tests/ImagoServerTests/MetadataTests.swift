@@ -85,6 +85,27 @@ import Testing
         }
     }
 
+    /// An animation keeps its source's EXIF as a still does: read once, by
+    /// the decoder, from the first frame (an animated WebP with an `EXIF` chunk).
+    @Test func anAnimationKeepsItsSourcesEXIF() async throws {
+        let frames = (0..<3).map { index in
+            ImageFrame(pixels: Fixture.photo(width: 40, height: 30).converted(to: .rgba8).pixels.map { $0 &+ UInt8(index * 40) },
+                       duration: 0.1)
+        }
+        var animation = Image(width: 40, height: 30, pixelFormat: .rgba8, frames: frames, loopCount: 0)
+        animation.metadata = ImageMetadata(exif: Data(Self.exif))
+        let webp = try ImageEncoders.encode(animation, as: OutputDecision(format: .webp, isAnimated: true, metadata: .keepAll))
+        let origin = try await Fixture.origin(["/anim.webp": .ok(webp, contentType: "image/webp")])
+        try await Fixture.withServer(Fixture.configuration { $0.maximumAnimationFrames = 10 }) { client, _ in
+            let all = try await client.execute(uri: Fixture.path("w:20/sm:0", origin.url("/anim.webp")), method: .get)
+            #expect(all.status == .ok)
+            #expect(try all.image().frames.count == 3)
+            #expect(contains(all.data, "CanonMakerX") && contains(all.data, "Jane Doe"))
+            let copyright = try await client.execute(uri: Fixture.path("w:20", origin.url("/anim.webp")), method: .get)
+            #expect(contains(copyright.data, "Jane Doe") && !contains(copyright.data, "CanonMakerX"))
+        }
+    }
+
     @Test func withoutAutoRotationTheStoredPixelsAreUsed() async throws {
         let origin = try await Fixture.origin(["/exif.jpg": .ok(Self.jpegWithEXIF, contentType: "image/jpeg")])
         try await Fixture.withServer(Fixture.configuration()) { client, _ in
