@@ -97,6 +97,14 @@ import Testing
         }
     }
 
+    /// A HEIC file's `Exif` item (pillow-heif wrote this one, with orientation 6) is read too.
+    @Test func aHEICFilesExifItemIsRead() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Resources/heic/orientation6.heic")
+        let metadata = try ImageDecoders.all.decode(Data(contentsOf: url)).metadata
+        #expect(metadata?.exif != nil)
+        #expect(metadata?.orientation == .right)
+    }
+
     @Test func theDefaultStrips() throws {
         let source = TestImages.gradient(width: 8, height: 8).withMetadata(ImageMetadata(exif: Self.exif))
         let decision = OutputPolicy().decision(forSource: .jpeg, hasAlpha: false)
