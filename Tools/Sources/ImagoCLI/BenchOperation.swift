@@ -76,6 +76,9 @@ extension Bench {
             if (width.map { $0 < 1 } ?? false) || (height.map { $0 < 1 } ?? false) {
                 throw ValidationError("--width and --height must be at least 1.")
             }
+            if max(width ?? 0, height ?? 0) > Self.largestCanvas {
+                throw ValidationError("--width and --height must be at most \(Self.largestCanvas).")
+            }
             if operation == .composite && overlay == nil { throw ValidationError("composite needs --overlay FILE.") }
             if Self.color(hex: background) == nil { throw ValidationError("--background takes hex RRGGBB or RRGGBBAA.") }
             if !(0...1).contains(opacity) { throw ValidationError("--opacity is from 0 to 1.") }
@@ -99,7 +102,7 @@ extension Bench {
             for source in common.sources {
                 do {
                     let image = try await Self.decoded(loader.bytes(of: SourceLoader.url(for: source)))
-                    let work = self.work(on: image, overlay: mark, background: background)
+                    let work = try self.work(on: image, overlay: mark, background: background)
                     var result = image
                     let timing = Bench.Timing(iterations: common.iterations) { result = work() }
                     if let output {
@@ -134,11 +137,15 @@ extension Bench {
         }
 
         /// The timed work on `image`, with every parameter resolved before timing.
-        private func work(on image: Image, overlay: Image?, background: ImageColor) -> () -> Image {
+        private func work(on image: Image, overlay: Image?, background: ImageColor) throws -> () -> Image {
             switch operation {
             case .extend:
                 let side = max(image.width, image.height)
                 let (w, h, at) = (width ?? side, height ?? side, gravity ?? .center)
+                // A canvas is allocated whole: past this it would not fit in memory, and the tool would be killed.
+                guard w * h <= Self.largestCanvas else {
+                    throw ValidationError("a \(w)x\(h) canvas is over \(Self.largestCanvas / 1_000_000) megapixels")
+                }
                 return { image.extended(toWidth: w, height: h, gravity: at, background: background) }
             case .composite:
                 let (mark, at, opacity, linear) = (overlay!, gravity ?? .southEast, opacity, linearLight)
@@ -159,6 +166,9 @@ extension Bench {
                 return { image.cropped(to: size, anchor: anchor) }
             }
         }
+
+        /// The most pixels a canvas may have: 256 megapixels (1 GB as RGBA).
+        static let largestCanvas = 1 << 28
 
         /// The first frame of an encoded image, decoded.
         private static func decoded(_ data: Data) throws -> Image {

@@ -605,4 +605,28 @@ final class LockedBytes: @unchecked Sendable {
         #expect((line["cpu_median_ms"] as? Double ?? -1) >= 0)
         #expect(run.lines.first?.hasPrefix("{\"benchmark\": \"thumbnail\", \"source\":") == true)
     }
+
+    /// `bench operation` times one library operation, twice into the same
+    /// `--output`; a canvas too large for memory is refused for that source,
+    /// and a read-only output is left as it was.
+    @Test func benchOperationTimesAnOperationAndRefusesACanvasTooLarge() async throws {
+        let output = directory.appendingPathComponent("operation-\(UUID().uuidString).png")
+        for _ in 0..<2 {
+            let run = try await imago("bench", "operation", "--operation", "extend", "--json", "--iterations", "2",
+                                      "--width", "300", "--height", "300", "--output", output.path, path("photo.jpg"))
+            #expect(run.status == 0, "\(run.stderr)")
+            let line = try #require(run.objects.first)
+            #expect(line["benchmark"] as? String == "operation-extend")
+            #expect(line["output_width"] as? Int == 300 && line["output_height"] as? Int == 300)
+            #expect(try ImageDecoders.all.decode(Data(contentsOf: output)).width == 300)
+        }
+        let huge = try await imago("bench", "operation", "--operation", "extend", "--width", "100000", "--height", "100000", path("photo.jpg"))
+        #expect(huge.status == 1)
+        #expect(huge.stderr.contains("canvas is over 268 megapixels"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: output.path)
+        let before = try Data(contentsOf: output)
+        let readOnly = try await imago("bench", "operation", "--operation", "sharpen", "--iterations", "1", "--output", output.path, path("photo.jpg"))
+        #expect(readOnly.status == 1)
+        #expect(try Data(contentsOf: output) == before)
+    }
 }
