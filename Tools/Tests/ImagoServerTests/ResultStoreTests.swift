@@ -25,6 +25,11 @@ import FoundationNetworking
             .filter { !$0.hasDirectoryPath && !$0.lastPathComponent.hasPrefix(".") }
     }
 
+    /// The inode number of `file` (a store write renames a new file into place).
+    static func inode(_ file: URL) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber] as? Int
+    }
+
     /// Waits until `condition` holds (the store is written after the answer).
     static func eventually(_ condition: () async throws -> Bool) async throws {
         for _ in 0..<500 where try await !condition() { try await Task.sleep(for: .milliseconds(10)) }
@@ -60,13 +65,21 @@ import FoundationNetworking
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try FileResultStore(directory: directory)
         let path = Fixture.path("w:30", origin.url("/a.png"))
-        // A time to live of 0: every stored result is stale.
+        // A time to live of 0: every stored result is stale. Each pass waits
+        // for its own write (a new file renamed into place, so a new inode):
+        // a write still in flight would otherwise replace the corrupt object
+        // written below.
+        var written: Int?
         for _ in 0..<2 {
             try await Fixture.withServer(Fixture.configuration { $0.resultStore = store; $0.timeToLive = 0 }) { client, _ in
                 let response = try await client.execute(uri: path, method: .get)
                 #expect(response.status == .ok)
             }
-            try await Self.eventually { !Self.files(in: directory).isEmpty }
+            let before = written
+            try await Self.eventually {
+                written = Self.files(in: directory).first.flatMap(Self.inode)
+                return written != nil && written != before
+            }
         }
         #expect(origin.requestCount(for: "/a.png") == 2)
         // A corrupt object: rendered again, and replaced whole.
