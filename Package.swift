@@ -24,6 +24,9 @@ func asyncHTTPClient(_ product: String, _ package: String) -> Target.Dependency 
     .product(name: product, package: package, condition: .when(traits: ["AsyncHTTPClient"]))
 }
 
+/// The server's tests build on Linux with the `Server` trait, like its HTTP side.
+let serverTestsOnly: TargetDependencyCondition? = .when(platforms: [.linux], traits: ["Server"])
+
 let package = Package(
     name: "Imago",
     // What the code needs: Swift concurrency (back-deployed to macOS 10.15 /
@@ -223,10 +226,63 @@ let package = Package(
         .testTarget(
             name: "ImagoTests",
             dependencies: [
-                "Imago", "ImagoTesting", "CImagoSystem",
+                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Test support shared with Tools/ (where their sources live; these
+        // folders are links to them): an HTTP origin on loopback, responses
+        // that break the rules, a lock box, child processes awaited without
+        // blocking (and tied to the test process), and hostile sources.
+        .target(name: "SharedState", path: "Tests/Support/SharedState", swiftSettings: swiftSettings),
+        .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses", swiftSettings: swiftSettings),
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                "SharedState", "Imago",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/Support/LoopbackServer",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FaultInjection",
+            dependencies: ["LoopbackServer", "SharedState", "Imago"],
+            path: "Tests/Support/FaultInjection",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HostileInputs",
+            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"],
+            path: "Tests/Support/HostileInputs",
+            swiftSettings: swiftSettings
+        ),
+        // The image server's tests, in process through HummingbirdTesting's
+        // router client (a few over a loopback socket, for what only a
+        // socket shows): `swift test --traits Server`. Without the trait
+        // (or off Linux, where the server's HTTP side is not built) the
+        // target is empty.
+        .testTarget(
+            name: "ImagoServerTests",
+            dependencies: [
+                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoAsyncHTTPClient",
+                .target(name: "LoopbackServer", condition: serverTestsOnly),
+                .target(name: "FaultInjection", condition: serverTestsOnly),
+                .target(name: "SharedState", condition: serverTestsOnly),
+                .target(name: "ChildProcesses", condition: serverTestsOnly),
+                .target(name: "HostileInputs", condition: serverTestsOnly),
+                .product(name: "Hummingbird", package: "hummingbird", condition: serverTestsOnly),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: serverTestsOnly),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: serverTestsOnly),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: serverTestsOnly),
+                .product(name: "NIOCore", package: "swift-nio", condition: serverTestsOnly),
+            ],
+            // Read from the source tree (#filePath), like the codec fixtures.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -134,18 +134,6 @@ let package = Package(
             dependencies: [imago, codecs, testing],
             swiftSettings: swiftSettings
         ),
-        // The image server: paths, signatures, the source guard.
-        .testTarget(
-            name: "ImagoServerTests",
-            dependencies: [
-                server, imago, codecs, testing, asyncHTTPClient, "LoopbackServer", "FaultInjection", "SharedState", "ChildProcesses", "HostileInputs", hummingbird,
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
-            // Read from the source tree (#filePath), like the codec fixtures.
-            exclude: ["Fixtures"],
-            swiftSettings: swiftSettings
-        ),
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
         .testTarget(
             name: "SnippetTests",

@@ -1,5 +1,6 @@
 import CImagoSystem
 import Foundation
+import ChildProcesses
 import Testing
 
 /// `imago_open_beneath`, the open that local image sources go through:
@@ -92,7 +93,7 @@ import Testing
             """, tree.root.appendingPathComponent("dir").path, tree.root.appendingPathComponent("up").path]
         let output = Pipe()
         swapper.standardOutput = output
-        try swapper.run()
+        try swapper.startTiedToThisProcess()
         defer {
             kill(swapper.processIdentifier, SIGKILL)   // SIGTERM may be blocked in a child of the test process
             swapper.waitUntilExit()

@@ -1,4 +1,5 @@
 import Foundation
+import ChildProcesses
 import Testing
 
 /// The repository must check out and build on a case-insensitive disk (the
@@ -35,7 +36,7 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.startTiedToThisProcess()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.fileReadUnknown) }

@@ -27,44 +27,44 @@ import Imago
 ///    or ``ProcessingOptions/maximumResultDimension``), the scale and the
 ///    device pixel ratio are lowered in proportion and the sizes worked out
 ///    again.
-public struct ResizePlan: Sendable, Hashable {
+package struct ResizePlan: Sendable, Hashable {
     /// The source's size once turned by the rotation.
-    public let orientedWidth: Int
+    package let orientedWidth: Int
     /// The source's height once turned by the rotation.
-    public let orientedHeight: Int
+    package let orientedHeight: Int
     /// The part cut from the turned source before resampling; the whole
     /// source when nothing is cut.
-    public let sourceCropWidth: Int
+    package let sourceCropWidth: Int
     /// The height of the part cut from the turned source.
-    public let sourceCropHeight: Int
+    package let sourceCropHeight: Int
     /// The size the part is resampled to.
-    public let scaledWidth: Int
+    package let scaledWidth: Int
     /// The height the part is resampled to.
-    public let scaledHeight: Int
+    package let scaledHeight: Int
     /// The size kept from the resampled image, at the gravity; equal to the
     /// scaled size when nothing is cut.
-    public let width: Int
+    package let width: Int
     /// The height kept from the resampled image.
-    public let height: Int
+    package let height: Int
     /// The canvas the kept image is placed on by `extend` or
     /// `extend_aspect_ratio`; the kept size when neither applies.
-    public let canvasWidth: Int
+    package let canvasWidth: Int
     /// The height of that canvas.
-    public let canvasHeight: Int
+    package let canvasHeight: Int
     /// The padding, in output pixels (the path's, times the device pixel ratio).
-    public let padding: ProcessingOptions.Padding
+    package let padding: ProcessingOptions.Padding
     /// The device pixel ratio in effect: the path's, lowered when the image
     /// may not be enlarged or the result is too large.
-    public let effectiveDPR: Double
+    package let effectiveDPR: Double
 
     /// The result's width: the canvas and the padding.
-    public var resultWidth: Int { canvasWidth + padding.left + padding.right }
+    package var resultWidth: Int { canvasWidth + padding.left + padding.right }
     /// The result's height.
-    public var resultHeight: Int { canvasHeight + padding.top + padding.bottom }
+    package var resultHeight: Int { canvasHeight + padding.top + padding.bottom }
     /// Whether part of the turned source is cut before resampling.
-    public var cropsSource: Bool { sourceCropWidth != orientedWidth || sourceCropHeight != orientedHeight }
+    package var cropsSource: Bool { sourceCropWidth != orientedWidth || sourceCropHeight != orientedHeight }
     /// Whether part of the resampled image is cut away.
-    public var crops: Bool { width != scaledWidth || height != scaledHeight }
+    package var crops: Bool { width != scaledWidth || height != scaledHeight }
 
     private let options: ProcessingOptions
 
@@ -73,7 +73,7 @@ public struct ResizePlan: Sendable, Hashable {
     ///
     /// - Parameter maximumSide: The largest side of the result the server
     ///   allows; a smaller ``ProcessingOptions/maximumResultDimension`` wins.
-    public init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions, maximumSide: Int = ImageServerPath.maximumOutputSide) {
+    package init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions, maximumSide: Int = ImageServerPath.maximumOutputSide) {
         self.options = options
         var (sourceW, sourceH) = (max(1, sourceWidth), max(1, sourceHeight))
         if options.rotation % 180 != 0 { swap(&sourceW, &sourceH) }
@@ -135,7 +135,7 @@ public struct ResizePlan: Sendable, Hashable {
 
     /// Where the part cut from the turned source starts (for a fixed
     /// gravity or a focus point: a `smart` crop looks at the pixels).
-    public var sourceCropOrigin: (x: Int, y: Int) {
+    package var sourceCropOrigin: (x: Int, y: Int) {
         let crop = options.crop
         let gravity = crop?.gravity ?? options.gravity
         let offset = crop?.gravity != nil ? crop!.offset : options.gravityOffset
@@ -144,7 +144,7 @@ public struct ResizePlan: Sendable, Hashable {
     }
 
     /// Where the kept part starts in the resampled image.
-    public var cropOrigin: (x: Int, y: Int) {
+    package var cropOrigin: (x: Int, y: Int) {
         Self.position(outerWidth: scaledWidth, outerHeight: scaledHeight, innerWidth: width, innerHeight: height,
                       gravity: options.gravity, offset: options.gravityOffset, dpr: effectiveDPR)
     }
@@ -152,7 +152,7 @@ public struct ResizePlan: Sendable, Hashable {
     /// The resample and the cut as the library's one box type: the scaled
     /// size, and the part kept at ``cropOrigin`` (for a fixed gravity or a
     /// focus point; a `smart` crop looks at the pixels instead).
-    public var geometry: ResizeGeometry {
+    package var geometry: ResizeGeometry {
         let origin = cropOrigin
         return ResizeGeometry(scaledWidth: scaledWidth, scaledHeight: scaledHeight, cropX: origin.x, cropY: origin.y,
                               width: width, height: height)
@@ -160,7 +160,7 @@ public struct ResizePlan: Sendable, Hashable {
 
     /// Where the kept image sits on the canvas; may be negative only when
     /// the canvas is narrower than the image on one side (the image is then cut).
-    public var canvasOrigin: (x: Int, y: Int) {
+    package var canvasOrigin: (x: Int, y: Int) {
         guard canvasWidth != width || canvasHeight != height else { return (0, 0) }
         let placement = (options.extend != nil ? options.extend : options.extendAspectRatio) ?? .center
         return Self.position(outerWidth: canvasWidth, outerHeight: canvasHeight, innerWidth: width, innerHeight: height,

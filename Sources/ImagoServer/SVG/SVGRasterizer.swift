@@ -24,14 +24,14 @@ import ImagoSVGDrawing
 /// ```swift
 /// let image = try SVGRasterizer(maximumPixelCount: 50_000_000).image(from: try SVGSanitizer().sanitized(data))
 /// ```
-public struct SVGRasterizer: Sendable {
+package struct SVGRasterizer: Sendable {
     /// The most pixels (width x height) an image may have.
-    public var maximumPixelCount: Int
+    package var maximumPixelCount: Int
     /// The size of a document that gives none, as in browsers.
-    public static let defaultSize = (width: 300, height: 150)
+    package static let defaultSize = (width: 300, height: 150)
 
     /// Creates a rasterizer with a pixel limit.
-    public init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+    package init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
         self.maximumPixelCount = maximumPixelCount
     }
 
@@ -39,7 +39,7 @@ public struct SVGRasterizer: Sendable {
     ///
     /// - Throws: ``SVGRasterizingError/tooLarge(width:height:limit:)`` over
     ///   the limits, or when librsvg cannot read the document.
-    public func size(of svg: Data) throws(SVGRasterizingError) -> (width: Int, height: Int) {
+    package func size(of svg: Data) throws(SVGRasterizingError) -> (width: Int, height: Int) {
         #if canImport(CRsvg)
         do {
             return try Self.document(svg).size(maximumPixelCount: maximumPixelCount)
@@ -56,7 +56,7 @@ public struct SVGRasterizer: Sendable {
     /// vector drawn small rather than a large bitmap resampled).
     ///
     /// - Throws: ``SVGRasterizingError``.
-    public func image(from svg: Data, thumbnail: Thumbnail? = nil) throws(SVGRasterizingError) -> Image {
+    package func image(from svg: Data, thumbnail: Thumbnail? = nil) throws(SVGRasterizingError) -> Image {
         #if canImport(CRsvg)
         do {
             let document = try Self.document(svg)

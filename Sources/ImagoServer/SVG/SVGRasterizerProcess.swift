@@ -30,27 +30,27 @@ import ImagoSVGDrawing
 /// ```
 ///
 /// Linux only: elsewhere every call throws ``SVGRasterizingError/unavailable``.
-public struct SVGRasterizerProcess: Sendable {
+package struct SVGRasterizerProcess: Sendable {
     /// The executable's file name.
-    public static let executableName = "imago-svg-rasterizer"
+    package static let executableName = "imago-svg-rasterizer"
     /// The environment variable that names the executable for ``locateExecutable(environment:)``.
-    public static let environmentVariable = "IMAGO_SVG_RASTERIZER"
+    package static let environmentVariable = "IMAGO_SVG_RASTERIZER"
 
     /// The `imago-svg-rasterizer` executable.
-    public var executable: URL
+    package var executable: URL
     /// The most seconds of wall-clock time one document may take, start to
     /// end; the child's CPU limit is this, rounded up. Default: 10.
-    public var timeout: Double
+    package var timeout: Double
     /// The child's address-space limit (`RLIMIT_AS`), in bytes. Default: 1 GiB.
-    public var memoryLimit: Int
+    package var memoryLimit: Int
     /// The most pixels (width x height) a document may be drawn at.
-    public var maximumPixelCount: Int
+    package var maximumPixelCount: Int
     /// Called with each child's process ID once it is started: for tests
     /// that check it was reaped, and for tracing.
-    public var onSpawn: (@Sendable (Int32) -> Void)?
+    package var onSpawn: (@Sendable (Int32) -> Void)?
 
     /// Creates a rasterizer that runs `executable`.
-    public init(executable: URL, timeout: Double = 10, memoryLimit: Int = 1 << 30,
+    package init(executable: URL, timeout: Double = 10, memoryLimit: Int = 1 << 30,
                 maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
         self.executable = executable
         self.timeout = timeout
@@ -63,7 +63,7 @@ public struct SVGRasterizerProcess: Sendable {
     /// the running executable (where `swift build` puts it beside `imago`).
     /// It may not exist: a run then fails with
     /// ``SVGRasterizerFailure/Reason/unavailable``.
-    public static func defaultExecutable(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func defaultExecutable(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let named = environment[environmentVariable], !named.isEmpty { return URL(fileURLWithPath: named) }
         #if os(Linux)
         let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -74,7 +74,7 @@ public struct SVGRasterizerProcess: Sendable {
     }
 
     /// Whether ``executable`` is an executable file.
-    public var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+    package var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
 
     /// The document drawn at its size, or, with a `thumbnail`, at the size
     /// the thumbnail's geometry scales it to and then cut as it says, as
@@ -83,7 +83,7 @@ public struct SVGRasterizerProcess: Sendable {
     ///
     /// - Throws: ``SVGRasterizingError``: the rasterizer's own errors, as
     ///   the child reports them, or ``SVGRasterizingError/processFailed(_:)``.
-    public func image(from svg: Data, thumbnail: Thumbnail? = nil) async throws(SVGRasterizingError) -> Image {
+    package func image(from svg: Data, thumbnail: Thumbnail? = nil) async throws(SVGRasterizingError) -> Image {
         let cancellation = SVGRasterizerCancellation()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Image, SVGRasterizingError>, Never>) in

@@ -4,7 +4,7 @@ import ImagoSVGDrawing
 #endif
 
 /// Why ``SVGRasterizer`` or ``SVGRasterizerProcess`` made no image.
-public enum SVGRasterizingError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum SVGRasterizingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The document's size is over the pixel limit (or over cairo's 32,767
     /// pixels a side); nothing was allocated. The server answers `413`.
     case tooLarge(width: Int, height: Int, limit: Int)
@@ -18,7 +18,7 @@ public enum SVGRasterizingError: Error, Sendable, Hashable, CustomStringConverti
     /// run; the reason says how. The server answers `422`.
     case processFailed(SVGRasterizerFailure)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooLarge(let width, let height, let limit): "the SVG is \(width)x\(height), over the limit of \(limit) pixels"
         case .couldNotLoad(let message): "librsvg could not read the SVG: \(message)"
@@ -44,9 +44,9 @@ public enum SVGRasterizingError: Error, Sendable, Hashable, CustomStringConverti
 /// How the SVG rasterizer's child process failed: the reason (the
 /// `reason` dimension of the `imago_server_svg_rasterizer_failures`
 /// counter) and what was seen.
-public struct SVGRasterizerFailure: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SVGRasterizerFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why the child gave no image.
-    public enum Reason: String, Sendable, Hashable, CaseIterable {
+    package enum Reason: String, Sendable, Hashable, CaseIterable {
         /// librsvg panicked (Rust's `panicked at` on its standard error).
         case panic
         /// The child ended on a signal or an exit status it does not send by itself (an abort, a crash).
@@ -66,16 +66,16 @@ public struct SVGRasterizerFailure: Error, Sendable, Hashable, CustomStringConve
     }
 
     /// Why the child gave no image.
-    public var reason: Reason
+    package var reason: Reason
     /// What was seen: the signal or status, the start of the child's standard error, or the path that is missing.
-    public var detail: String
+    package var detail: String
 
     /// Creates a failure.
-    public init(_ reason: Reason, _ detail: String) {
+    package init(_ reason: Reason, _ detail: String) {
         self.reason = reason
         self.detail = detail
     }
 
-    public var description: String { "\(reason.rawValue): \(detail)" }
+    package var description: String { "\(reason.rawValue): \(detail)" }
 }
 #endif

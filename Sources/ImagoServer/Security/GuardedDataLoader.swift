@@ -20,19 +20,19 @@ import FoundationNetworking
 /// DNS rebinding that only a transport with a connect hook could close.
 ///
 /// A refused load fails with ``ImageServerError`` (``ImageServerError/Code/forbiddenSource``).
-public struct GuardedDataLoader: DataLoading {
+package struct GuardedDataLoader: DataLoading {
     /// What loads each checked hop; must not follow redirects.
-    public let transport: any DataLoading
+    package let transport: any DataLoading
     /// Which sources are allowed.
-    public let policy: SourcePolicy
+    package let policy: SourcePolicy
     /// How host names become addresses.
-    public let resolver: any HostResolving
+    package let resolver: any HostResolving
     /// How many redirects one load may follow.
-    public let maximumRedirects: Int
+    package let maximumRedirects: Int
     /// What reads `local:///PATH` sources, once the policy has opened them beneath its root.
-    public let files: FileDataLoader
+    package let files: FileDataLoader
     /// What reads `s3://BUCKET/KEY` sources when the policy allows them.
-    public let s3: S3DataLoader?
+    package let s3: S3DataLoader?
     /// Download slots per host, then in all.
     private(set) var slots: DownloadSlots
 
@@ -46,7 +46,7 @@ public struct GuardedDataLoader: DataLoading {
     ///   - totalDownloads: With a value, at most this many downloads run at
     ///     once in all, taken after a host's slot (so a slow host's waiting
     ///     downloads hold none), with the same bounded wait.
-    public init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
+    package init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
                 files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
                 downloadsPerHost: Int? = nil, totalDownloads: Int? = nil, hostSlotWait: Double = 5) {
         self.slots = DownloadSlots(perHost: downloadsPerHost, total: totalDownloads, maximumWait: hostSlotWait)
@@ -65,7 +65,7 @@ public struct GuardedDataLoader: DataLoading {
     ///   for a refused URL or address; ``DataLoadingError`` when the host
     ///   cannot be resolved, for too many redirects or a loop; else what the
     ///   transport throws.
-    public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+    package func load(_ request: URLRequest) async throws -> DataLoadingResponse {
         if let url = request.url, url.scheme?.lowercased() == "local" {
             // A file beneath the local root, opened off the cooperative threads and
             // read with the file loader's size limit, answered under the local URL.

@@ -43,13 +43,13 @@ public struct ImageServer<Context: RequestContext>: Sendable {
     public var configuration: ImageServerConfiguration { engine.configuration }
 
     /// The pipeline that loads and decodes sources: for tests of merged work.
-    @_spi(Testing) public var pipeline: ImagePipeline { engine.pipeline }
+    package var pipeline: ImagePipeline { engine.pipeline }
 
     /// How many sources the server has decoded (a still or an animation each).
-    @_spi(Testing) public var decodeCount: Int { engine.decodeCount }
+    package var decodeCount: Int { engine.decodeCount }
 
     /// How many distinct images are being made or wait for a worker.
-    @_spi(Testing) public var jobsInProgress: Int { engine.jobsInProgress }
+    package var jobsInProgress: Int { engine.jobsInProgress }
 
     /// Adds `GET` and `HEAD` routes for every path below `router`'s own.
     public func addRoutes(to router: some RouterMethods<Context>) {

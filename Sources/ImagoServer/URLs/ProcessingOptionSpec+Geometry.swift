@@ -4,7 +4,7 @@ import Imago
 
 extension ProcessingOptionSpec {
     /// imgproxy's processing options, in the order a path writes them.
-    public static let table: [ProcessingOptionSpec] = geometry + effects + delivery
+    package static let table: [ProcessingOptionSpec] = geometry + effects + delivery
 
     /// Size, placement, cropping and turning.
     static let geometry: [ProcessingOptionSpec] = [

@@ -30,16 +30,16 @@ struct OptionArguments {
 ///
 /// Adding an imgproxy option is one row here (plus a field of
 /// ``ProcessingOptions`` and the step that uses it).
-public struct ProcessingOptionSpec: Sendable {
+package struct ProcessingOptionSpec: Sendable {
     typealias Reader = @Sendable (inout ProcessingOptions, OptionArguments) throws(ImageServerError) -> Void
     typealias Writer = @Sendable (ProcessingOptions) -> String?
 
     /// The full name first, then the short ones.
-    public let names: [String]
+    package let names: [String]
     /// How many arguments it takes; `nil` when the reader checks.
-    public let arity: ClosedRange<Int>?
+    package let arity: ClosedRange<Int>?
     /// Whether a path may set it only when the server allows security options.
-    public let isSecurityOption: Bool
+    package let isSecurityOption: Bool
     /// Sets the options from the arguments.
     let read: Reader
     /// The segment that gives the options' value back, such as
@@ -47,7 +47,7 @@ public struct ProcessingOptionSpec: Sendable {
     /// another one writes (`width` is written by `rs`).
     let write: Writer?
     /// A segment that sets it, for the documentation and the round-trip test.
-    public let example: String
+    package let example: String
 
     init(_ names: [String], arity: ClosedRange<Int>?, security: Bool = false, example: String,
          read: @escaping Reader, write: Writer? = nil) {
@@ -72,7 +72,7 @@ public struct ProcessingOptionSpec: Sendable {
     }()
 
     /// The security options `options` sets, by their full names.
-    public static func securityOptions(in options: ProcessingOptions) -> [String] {
+    package static func securityOptions(in options: ProcessingOptions) -> [String] {
         table.filter { $0.isSecurityOption && $0.write?(options) != nil }.map { $0.names[0] }
     }
 

@@ -69,7 +69,7 @@ extension ServedResponse {
         cacheControl: String? = "no-cache",
         body: @escaping @Sendable (Int) -> Data
     ) -> LoopbackServer.Responder {
-        let served = Locked(0)
+        let served = SharedState.Locked(0)
         return { request in
             var headers: [(name: String, value: String)] = [("ETag", etag)]
             if let cacheControl { headers.append(("Cache-Control", cacheControl)) }

@@ -150,21 +150,21 @@ final class ServerState: Sendable {
         case dynamic(LoopbackServer.Responder)
     }
 
-    let routes: Locked<[String: Route]>
+    let routes: SharedState.Locked<[String: Route]>
     let handler: LoopbackServer.Handler?
     let recordsRequests: Bool
-    let requests = Locked<[RecordedRequest]>([])
-    let counts = Locked<[String: Int]>([:])
-    let connections = Locked<(accepted: Int, open: Int)>((0, 0))
-    let isStopped = Locked(false)
+    let requests = SharedState.Locked<[RecordedRequest]>([])
+    let counts = SharedState.Locked<[String: Int]>([:])
+    let connections = SharedState.Locked<(accepted: Int, open: Int)>((0, 0))
+    let isStopped = SharedState.Locked(false)
     /// The open connections, by channel identity.
-    let channels = Locked<[ObjectIdentifier: any Channel]>([:])
+    let channels = SharedState.Locked<[ObjectIdentifier: any Channel]>([:])
 
     /// Tells a connection that the server is stopping.
     struct Stopping: Sendable {}
 
     init(routes: [String: ServedResponse], handler: LoopbackServer.Handler?, recordsRequests: Bool) {
-        self.routes = Locked(routes.mapValues { .fixed($0) })
+        self.routes = SharedState.Locked(routes.mapValues { .fixed($0) })
         self.handler = handler
         self.recordsRequests = recordsRequests
     }

@@ -64,7 +64,7 @@ import Testing
         let handles = [try FileHandle(forWritingTo: out), try FileHandle(forWritingTo: err)]
         process.standardOutput = handles[0]
         process.standardError = handles[1]
-        try process.run()
+        try process.startTiedToThisProcess()
         return Running(process: process, stdout: out, stderr: err, handles: handles)
     }
 

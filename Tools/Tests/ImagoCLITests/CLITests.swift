@@ -385,7 +385,7 @@ final class LockedBytes: @unchecked Sendable {
                 process.arguments = ["fetch", "--input", list.path, "--cache-dir", cache.path, "--concurrency", "8", "--json"]
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = FileHandle.nullDevice
-                try process.run()
+                try process.startTiedToThisProcess()
                 return process
             }
             for process in processes {
@@ -502,7 +502,7 @@ final class LockedBytes: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.startTiedToThisProcess()
         let output = LockedBytes()
         let source = master
         let reader = Thread {

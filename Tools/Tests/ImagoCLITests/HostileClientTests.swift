@@ -192,7 +192,7 @@ import Glibc
         let (out, err) = (Pipe(), Pipe())
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.startTiedToThisProcess()
         // Read both to their ends before waiting, so that neither pipe fills (on a thread of its own).
         let (stdout, stderr) = try await offTheTestThreads {
             (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())

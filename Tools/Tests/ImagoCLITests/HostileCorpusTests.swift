@@ -49,7 +49,7 @@ import Glibc
         // The origins: one that serves the corpus, one that trickles (its own host: `localhost`).
         let png = try ImageEncoders.png().encode(TestImages.gradient(width: 64, height: 48))
         let svgCorpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../ImagoServerTests/Fixtures/hostile-svg")
+            .appendingPathComponent("../../../Tests/ImagoServerTests/Fixtures/hostile-svg")
         var routes: [String: ServedResponse] = [
             "/a.png": .ok(png, contentType: "image/png"),
             "/convolve-30.svg": .ok(HostileInputs.convolveOrder30, contentType: "image/svg+xml"),

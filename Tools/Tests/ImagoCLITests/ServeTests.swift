@@ -47,7 +47,7 @@ import FoundationNetworking
             } else {
                 process.standardError = try FileHandle(forWritingTo: stderr)
             }
-            try process.run()
+            try process.startTiedToThisProcess()
             // The first line on stdout says where it listens.
             let text = try await offTheTestThreads { ServeTests.firstLine(of: output) }
             guard text.hasPrefix("listening on http://127.0.0.1:"), let port = Int(text.split(separator: ":").last ?? "") else {
@@ -235,7 +235,7 @@ import FoundationNetworking
     /// ImgproxyGeometryTests) from a running `imago serve`, over HTTP.
     @Test func imgproxysGeometryCasesThroughImagoServe() async throws {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../ImagoServerTests/Fixtures/imgproxy-geometry-cases.json")
+            .appendingPathComponent("../../../Tests/ImagoServerTests/Fixtures/imgproxy-geometry-cases.json")
         let tables = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
         let cases = ["resizing", "resultLimits", "placements"].flatMap { tables[$0] as! [[Any]] }
         #expect(cases.count == 192)
@@ -326,7 +326,7 @@ import FoundationNetworking
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.startTiedToThisProcess()
         let text = try await offTheTestThreads { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         await process.exited()
         #expect(process.terminationStatus == 0)
@@ -358,7 +358,7 @@ import FoundationNetworking
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try process.run()
+        try process.startTiedToThisProcess()
         let message = try await offTheTestThreads { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         await process.exited()
         return (process.terminationStatus, message)

@@ -1,4 +1,5 @@
 import Foundation
+import ChildProcesses
 @testable import ImagoCLI
 import LoopbackServer
 import Testing
@@ -56,7 +57,7 @@ struct TracingTests {
             let standardOutput = Pipe()
             process.standardOutput = standardOutput
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.startTiedToThisProcess()
             let text = ServeTests.firstLine(of: standardOutput)
             guard text.hasPrefix("listening on "), let port = Int(text.dropFirst("listening on ".count)) else {
                 process.terminate()

@@ -1,5 +1,6 @@
 // The image server's snippets in the README (see DocumentationSnippets.swift).
 import Foundation
+import ChildProcesses
 import Hummingbird
 import ImagoServer
 import Testing
@@ -68,7 +69,7 @@ enum ServerSnippets {
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.startTiedToThisProcess()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
