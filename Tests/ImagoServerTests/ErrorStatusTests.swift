@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Imago
 import ImagoAsyncHTTPClient
 import ImagoServer
+import ImagoTesting
 import LoopbackServer
 import Testing
 
@@ -76,6 +77,26 @@ import Testing
             try await expectError(client, Fixture.path("w:10", closedURL), status: .badGateway, code: "source_failed")
         }
         withExtendedLifetime(closed) {}   // the port stays reserved until here
+    }
+
+    /// Bytes that do not decode leave the server's disk cache (the next
+    /// request downloads them again: the origin may have fixed them);
+    /// bytes that decode stay.
+    @Test func undecodableBytesLeaveTheDiskCache() async throws {
+        let corrupt = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x42, count: 200)
+        let origin = try await Fixture.origin(["/corrupt.jpg": .ok(corrupt, contentType: "image/jpeg")])
+        let cache = InMemoryDataCache()
+        try await Fixture.withServer(Fixture.configuration { $0.dataCache = cache }) { client, _ in
+            for width in [10, 11] {
+                try await expectError(client, Fixture.path("w:\(width)", origin.url("/corrupt.jpg")), status: .unprocessableContent, code: "undecodable")
+                #expect(cache.keys.isEmpty)
+            }
+            for width in [10, 11] {
+                let response = try await client.execute(uri: Fixture.path("w:\(width)", origin.url("/a.jpg")), method: .get)
+                #expect(response.status == .ok)
+            }
+            #expect(cache.keys.count == 1)
+        }
     }
 
     @Test func aSlowSourceIs504() async throws {

@@ -37,6 +37,35 @@ import Testing
         #expect(loaded.first?.metadata["url"]?.description == url.absoluteString)
     }
 
+    /// The bytes-then-decode path (the image server's: `sourceBytes`, then
+    /// `decode`) behaves as the decode stage: the decode is timed, and
+    /// bytes that do not decode leave the disk cache; a decode stopped at
+    /// its deadline leaves them.
+    @Test func decodingFetchedBytesIsTimedAndUndecodableBytesLeaveTheDiskCache() async throws {
+        let cache = InMemoryDataCache()
+        let broken = URL(string: "https://img.example/broken.png")!
+        loader.stub(url, .image(TestImages.pngSignature))
+        loader.stub(broken, .image(Data("not an image".utf8)))
+        let failing = MockImageDecoder { data in
+            guard data == TestImages.pngSignature else { throw ImageDecodingError(.couldNotOpen, message: "not an image") }
+            return TestImages.gradient(width: 8, height: 6)
+        }
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, dataCache: cache, decoder: failing, metricsFactory: metrics))
+        let good = try await pipeline.sourceBytes(for: ImageRequest(url: url))
+        _ = try pipeline.decode(good.data, for: ImageRequest(url: url))
+        #expect(try metrics.expectTimer("imago_pipeline_decode_duration", [("format", "png")]).values.count == 1)
+        let bad = try await pipeline.sourceBytes(for: ImageRequest(url: broken))
+        #expect(cache.keys.count == 2)
+        #expect(throws: ImagePipelineError.self) { try pipeline.decode(bad.data, for: ImageRequest(url: broken)) }
+        #expect(cache.keys.count == 1, "the undecodable bytes left the disk cache; the good ones stayed")
+        // Stopped at a deadline: the bytes stay.
+        let stopping = ImagePipeline(configuration: .init(dataLoader: loader, dataCache: cache, decoder: MockImageDecoder { _ in
+            throw WorkDeadlineExceeded(deadline: WorkDeadline(uptimeNanoseconds: 0))
+        }))
+        #expect(throws: WorkDeadlineExceeded.self) { try stopping.decode(good.data, for: ImageRequest(url: url)) }
+        #expect(cache.keys.count == 1)
+    }
+
     @Test func aFailureIsCountedByItsCodeAndLogged() async throws {
         loader.stub(url, .status(404))
         await #expect(throws: ImagePipelineError.self) { try await pipeline().image(for: ImageRequest(url: url)) }

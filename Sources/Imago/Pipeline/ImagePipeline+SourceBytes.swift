@@ -18,7 +18,12 @@ extension ImagePipeline {
 
     /// Decodes bytes as the decode stage does for `request`: the
     /// configured decoder and limits, and the request's thumbnail; with
-    /// `colorManagement` instead of the configured one when given.
+    /// `colorManagement` instead of the configured one when given. Like the
+    /// stage, it records the decode's duration
+    /// (`imago_pipeline_decode_duration`), and bytes that do not decode are
+    /// removed from the disk cache, so the next request downloads them again
+    /// (not when the decode was stopped: a passed ``WorkDeadline`` or a
+    /// cancelled task says nothing about the bytes).
     ///
     /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/decodingFailed``).
     package func decode(_ data: Data, for request: ImageRequest,
@@ -26,9 +31,17 @@ extension ImagePipeline {
         var options = configuration.decodingOptions
         options.thumbnail = request.thumbnail
         if let colorManagement { options.colorManagement = colorManagement }
+        let started = Stopwatch.now()
         do {
-            return try DecodeStage.decode(data, with: configuration.decoder, options: options)
+            let image = try DecodeStage.decode(data, with: configuration.decoder, options: options)
+            instruments.decoded(ImageFormat(sniffing: data), seconds: Stopwatch.seconds(since: started))
+            return image
+        } catch let stopped as WorkDeadlineExceeded {
+            throw stopped
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
+            if let identified = identify(request) { cacheWriter.removeUndecodable(for: identified) }
             throw ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
         }
     }

@@ -31,7 +31,9 @@ public final class ImagePipeline: Sendable {
     let dataStage: DataStage
     private let decodeStage: DecodeStage
     private let processStage: ProcessStage
-    private let instruments: PipelineInstruments
+    let instruments: PipelineInstruments
+    /// Writes and evicts the disk cache's entries (undecodable bytes go).
+    let cacheWriter: DataCacheWriter
     /// The slots decoding runs in: CPU-bound work that belongs with decoding
     /// (the image server's resizing and encoding) takes one of them too, so
     /// the two never run more than the configured number at once.
@@ -49,6 +51,7 @@ public final class ImagePipeline: Sendable {
         let decodeSlots = WorkQueue(maximumConcurrency: configuration.maximumConcurrentDecodes)
         self.decodeSlots = decodeSlots
         let cacheWriter = DataCacheWriter(cache: configuration.dataCache, now: configuration.time.now)
+        self.cacheWriter = cacheWriter
         dataStage = DataStage(
             runner: StageRunner(slots: WorkQueue(maximumConcurrency: configuration.maximumConcurrentDownloads)),
             loader: configuration.dataLoader,

@@ -17,7 +17,7 @@ struct DecodedImage: Sendable {
 /// A job holds an admission slot from before its download starts until its
 /// decode ends, so downloads cannot run ahead of decoding and pile up bytes
 /// in memory. Decoding runs on the work queue. Bytes that do not decode are
-/// removed from the disk cache.
+/// removed from the disk cache (not when the decode was stopped at its deadline).
 struct DecodeStage: Sendable {
     let runner: StageRunner<DecodeIdentity, DecodedImage>
     let data: DataStage
@@ -48,7 +48,8 @@ struct DecodeStage: Sendable {
             let metrics = ImageTaskMetrics(loadingDuration: fetched.duration, decodingDuration: seconds, byteCount: fetched.data.count)
             return DecodedImage(image: image, source: fetched.source, format: format, byteCount: fetched.data.count, metrics: metrics)
         } failure: { [cacheWriter] error, _ in
-            cacheWriter.removeUndecodable(for: request)
+            // A decode stopped at its deadline says nothing about the bytes.
+            if !(error is WorkDeadlineExceeded) { cacheWriter.removeUndecodable(for: request) }
             return ImagePipelineError(.decodingFailed, url: request.request.url, underlying: error)
         }
     }
