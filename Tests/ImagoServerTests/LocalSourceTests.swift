@@ -137,25 +137,8 @@ import Testing
         try Fixture.png.write(to: tree.root.appendingPathComponent("swapped/image.png"))
         try Fixture.jpeg.write(to: tree.base.appendingPathComponent("secret/image.png"))
         try manager.createSymbolicLink(atPath: tree.root.appendingPathComponent("out").path, withDestinationPath: "../secret")
-        let swapper = Process()
-        swapper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        swapper.arguments = ["python3", "-c", """
-            import ctypes, sys
-            libc = ctypes.CDLL(None, use_errno=True)
-            a, b = sys.argv[1].encode(), sys.argv[2].encode()
-            print("swapping", flush=True)
-            while True:
-                if libc.renameat2(-100, a, -100, b, 2) != 0:
-                    sys.exit(ctypes.get_errno())
-            """, tree.root.appendingPathComponent("swapped").path, tree.root.appendingPathComponent("out").path]
-        let output = Pipe()
-        swapper.standardOutput = output
-        try swapper.startTiedToThisProcess()
-        defer {
-            kill(swapper.processIdentifier, SIGKILL)   // SIGTERM may be blocked in a child of the test process
-            swapper.waitUntilExit()
-        }
-        _ = output.fileHandleForReading.readData(ofLength: 9)
+        let swapper = try NameSwapper(tree.root.appendingPathComponent("swapped"), tree.root.appendingPathComponent("out"))
+        defer { swapper.stop() }
         let configuration = Fixture.configuration { $0.sourcePolicy.localRoot = tree.root }
         let (served, refused) = try await Fixture.withServer(configuration) { client, _ in
             var served = 0, refused = 0

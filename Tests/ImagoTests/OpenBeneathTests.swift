@@ -80,25 +80,8 @@ import Testing
     @Test(arguments: [false, true])
     func aComponentSwappedForALinkMidOpenNeverLeadsOut(walk: Bool) throws {
         let tree = try Tree()
-        let swapper = Process()
-        swapper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        swapper.arguments = ["python3", "-c", """
-            import ctypes, sys
-            libc = ctypes.CDLL(None, use_errno=True)
-            a, b = sys.argv[1].encode(), sys.argv[2].encode()
-            print("swapping", flush=True)
-            while True:
-                if libc.renameat2(-100, a, -100, b, 2) != 0:
-                    sys.exit(ctypes.get_errno())
-            """, tree.root.appendingPathComponent("dir").path, tree.root.appendingPathComponent("up").path]
-        let output = Pipe()
-        swapper.standardOutput = output
-        try swapper.startTiedToThisProcess()
-        defer {
-            kill(swapper.processIdentifier, SIGKILL)   // SIGTERM may be blocked in a child of the test process
-            swapper.waitUntilExit()
-        }
-        _ = output.fileHandleForReading.readData(ofLength: 9)   // "swapping\n": the loop has started
+        let swapper = try NameSwapper(tree.root.appendingPathComponent("dir"), tree.root.appendingPathComponent("up"))
+        defer { swapper.stop() }
         var inside = 0, refused = 0
         for _ in 0..<100_000 {
             switch tree.read("dir/secret", walk: walk) {
