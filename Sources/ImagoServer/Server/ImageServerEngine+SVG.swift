@@ -23,7 +23,7 @@ extension ImageServerEngine {
     /// pipeline's work queue, like a decode; the size is read by the
     /// rasterizer's child process, never by librsvg in the server.
     func svgAnswer(
-        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), options: ProcessingOptions,
+        _ bytes: SourceBytes, options: ProcessingOptions,
         job: SharedJob<RenderedImage>
     ) async throws -> RenderedImage? {
         guard SVGSanitizer.looksLikeSVG(bytes.data) else {
@@ -35,32 +35,24 @@ extension ImageServerEngine {
         }
         guard options.format == nil else { return nil }
         let limit = pipeline.configuration.decodingOptions.maximumPixelCount
-        let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
-        let trace = ServiceContext.current ?? .topLevel
         var rasterizer = svgDecoder.rasterizer
         rasterizer.maximumPixelCount = limit
         let process = rasterizer
         let document = try await Self.killingOnCancellation { cancellation in
-            try await job.withSlot {
-                try await workQueue.perform { () throws -> Data in
-                    try withSpan(SpanName.sanitizeSVG, context: trace) { _ in
-                        do {
-                            let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
-                            _ = try process.size(of: sanitized, cancellation: cancellation)
-                            return sanitized
-                        } catch {
-                            throw ImageServerError(answering: SVGAwareDecoder.decodingError(error))
-                        }
+            try await inSlot(of: job) { trace throws -> Data in
+                try withSpan(SpanName.sanitizeSVG, context: trace) { _ in
+                    do {
+                        let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
+                        _ = try process.size(of: sanitized, cancellation: cancellation)
+                        return sanitized
+                    } catch {
+                        throw ImageServerError(answering: SVGAwareDecoder.decodingError(error))
                     }
                 }
             }
         }
-        var metrics = ImageTaskMetrics(loadingDuration: bytes.duration, byteCount: bytes.data.count)
-        metrics.decodingDuration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        return RenderedImage(
-            data: document, format: nil, sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count, sourceMetrics: metrics, renderingTime: 0
-        )
+        return RenderedImage(document, format: nil, from: bytes, decodingDuration: secondsSince(started))
     }
 
     /// An SVG source drawn as the pipeline's decoder draws it (sanitised,
@@ -68,31 +60,25 @@ extension ImageServerEngine {
     /// one of the job's slots, with the child killed if the render is
     /// cancelled; `nil` for any other source.
     func svgDecoded(
-        _ bytes: (data: Data, source: ImageResponse.Source, duration: TimeInterval), request: ImageRequest,
+        _ bytes: SourceBytes, request: ImageRequest,
         job: SharedJob<RenderedImage>
     ) async throws -> ImageResponse? {
         guard SVGSanitizer.looksLikeSVG(bytes.data) else { return nil }
         var options = pipeline.configuration.decodingOptions
         options.thumbnail = request.thumbnail
         let (decoder, limits) = (svgDecoder, options)
-        let workQueue = pipeline.configuration.workQueue
         let started = DispatchTime.now().uptimeNanoseconds
-        let trace = ServiceContext.current ?? .topLevel
         let image = try await Self.killingOnCancellation { cancellation in
-            try await job.withSlot {
-                try await workQueue.perform {
-                    try withSpan(SpanName.decode, context: trace) { span in
-                        let image = try decoder.rasterized(bytes.data, options: limits, cancellation: cancellation)
-                        span.attributes["imago.image.width"] = image.width
-                        span.attributes["imago.image.height"] = image.height
-                        return image
-                    }
+            try await inSlot(of: job) { trace in
+                try withSpan(SpanName.decode, context: trace) { span in
+                    let image = try decoder.rasterized(bytes.data, options: limits, cancellation: cancellation)
+                    span.attributes["imago.image.width"] = image.width
+                    span.attributes["imago.image.height"] = image.height
+                    return image
                 }
             }
         }
-        let metrics = ImageTaskMetrics(loadingDuration: bytes.duration,
-                                       decodingDuration: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9,
-                                       byteCount: bytes.data.count)
+        let metrics = ImageTaskMetrics(loadingDuration: bytes.duration, decodingDuration: secondsSince(started), byteCount: bytes.data.count)
         return ImageResponse(image: image, request: request, source: bytes.source, format: nil,
                              byteCount: bytes.data.count, metrics: metrics)
     }
