@@ -41,6 +41,9 @@ let package = Package(
         .library(name: "ImagoAsyncHTTPClient", targets: ["ImagoAsyncHTTPClient"]),
         // Empty unless the Server trait is on.
         .library(name: "ImagoServer", targets: ["ImagoServer"]),
+        // SVG sources made safe (sanitised, then drawn in a child process);
+        // empty unless the Server trait is on.
+        .library(name: "ImagoSVG", targets: ["ImagoSVG"]),
         // The child process the server draws SVG sources in (librsvg, with
         // the Server trait on Linux; without them it refuses every document).
         .executable(name: "imago-svg-rasterizer", targets: ["imago-svg-rasterizer"]),
@@ -193,6 +196,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // SVG sources made safe: the sanitiser (XML and CSS written back
+        // from what is allowed only) and the client of the child process
+        // that draws each document under limits (`imago-svg-rasterizer`).
+        // Its sources compile only with the Server trait.
+        .target(
+            name: "ImagoSVG",
+            dependencies: [
+                "Imago",
+                "ImagoCodecs",
+                "CImagoSystem",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .target(name: "CXML2", condition: .when(traits: ["Server"])),
+                .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
+                .target(name: "ImagoSVGDrawing", condition: .when(platforms: [.linux], traits: ["Server"])),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The image server: imgproxy-style paths and signatures,
         // the source guard. Its sources compile only with the Server trait.
         .target(
@@ -214,10 +234,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux], traits: ["Server"])),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(platforms: [.linux], traits: ["Server"])),
-                .target(name: "CXML2", condition: .when(traits: ["Server"])),
-                // SVG sources are rasterised on Linux only, like the server's HTTP side.
-                .target(name: "CRsvg", condition: .when(platforms: [.linux], traits: ["Server"])),
-                .target(name: "ImagoSVGDrawing", condition: .when(platforms: [.linux], traits: ["Server"])),
+                "ImagoSVG",
             ],
             swiftSettings: swiftSettings
         ),
@@ -269,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoAsyncHTTPClient",
+                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient",
                 .target(name: "LoopbackServer", condition: serverTestsOnly),
                 .target(name: "FaultInjection", condition: serverTestsOnly),
                 .target(name: "SharedState", condition: serverTestsOnly),

@@ -25,7 +25,7 @@ let package = Package(
         ),
         .target(
             name: "ImagoServerFuzz",
-            dependencies: [.product(name: "ImagoServer", package: "Imago")],
+            dependencies: [.product(name: "ImagoServer", package: "Imago"), .product(name: "ImagoSVG", package: "Imago")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

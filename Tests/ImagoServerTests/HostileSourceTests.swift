@@ -5,6 +5,7 @@ import Imago
 import ImagoCodecs
 import HostileInputs
 import ImagoServer
+import ImagoSVG
 import Testing
 
 /// Sources built to cost far more than their bytes: thousands of scans,

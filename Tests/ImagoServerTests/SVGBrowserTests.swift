@@ -3,6 +3,7 @@ import ChildProcesses
 import Foundation
 import HostileInputs
 import ImagoServer
+import ImagoSVG
 import LoopbackServer
 import Testing
 

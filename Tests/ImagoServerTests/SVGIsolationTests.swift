@@ -7,6 +7,7 @@ import HummingbirdTesting
 import HostileInputs
 import Imago
 import ImagoServer
+import ImagoSVG
 import LoopbackServer
 import Testing
 #if canImport(Glibc)

@@ -6,6 +6,7 @@ import HostileInputs
 import Imago
 import ImagoCodecs
 import ImagoServer
+import ImagoSVG
 import ImagoTesting
 import LoopbackServer
 import Testing

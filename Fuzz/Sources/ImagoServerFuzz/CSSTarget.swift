@@ -1,5 +1,6 @@
 import Foundation
 import ImagoServer
+import ImagoSVG
 
 /// The CSS sanitiser's three public entry points on the input, each
 /// output checked by the independent tokenizer (``cssProblem``) and for

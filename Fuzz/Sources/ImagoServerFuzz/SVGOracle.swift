@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import ImagoServer
+import ImagoSVG
 
 /// Reads a sanitised document again and checks what ``SVGSanitizer``'s
 /// documentation promises of its output, with its own namespace scopes:

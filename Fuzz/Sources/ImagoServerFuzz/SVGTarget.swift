@@ -1,5 +1,6 @@
 import Foundation
 import ImagoServer
+import ImagoSVG
 
 let sanitizer = SVGSanitizer()
 

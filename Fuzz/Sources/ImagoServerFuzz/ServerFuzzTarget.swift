@@ -1,5 +1,6 @@
 import Foundation
 import ImagoServer
+import ImagoSVG
 
 /// The image server's parsers under libFuzzer, chosen by `IMAGO_FUZZ_TARGET`:
 ///

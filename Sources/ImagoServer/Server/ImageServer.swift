@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Imago
+import ImagoSVG
 import Logging
 import Tracing
 

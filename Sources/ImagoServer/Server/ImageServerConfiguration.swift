@@ -1,6 +1,7 @@
 #if Server
 import Foundation
 import Imago
+import ImagoSVG
 import ImagoAsyncHTTPClient
 import Logging
 

@@ -6,6 +6,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Imago
+import ImagoSVG
 import ImagoCodecs
 import Logging
 import Metrics

@@ -3,6 +3,7 @@ import Crypto
 import Dispatch
 import Foundation
 import Imago
+import ImagoSVG
 import Tracing
 
 extension ImageServerEngine {

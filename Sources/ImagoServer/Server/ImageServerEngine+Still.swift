@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Imago
+import ImagoSVG
 import ImagoCodecs
 import Logging
 import Tracing

@@ -1,6 +1,7 @@
 #if Server
 import Foundation
 import Imago
+import ImagoSVG
 
 /// What identifies one rendered output: the source and the options, with
 /// the negotiated format (`nil` when the output follows the source's

@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Imago
+import ImagoSVG
 import Tracing
 
 /// A source's bytes as the data stage gave them: the bytes, where they came

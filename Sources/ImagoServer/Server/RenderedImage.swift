@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import Imago
+import ImagoSVG
 
 /// One encoded output and what it took to make it.
 struct RenderedImage: Sendable {

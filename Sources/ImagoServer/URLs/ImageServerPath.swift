@@ -1,6 +1,7 @@
 #if Server
 import Foundation
 import Imago
+import ImagoSVG
 
 /// An image-server path in the format imgproxy made common:
 ///

@@ -1,6 +1,7 @@
 #if Server
 import Foundation
 import Imago
+import ImagoSVG
 
 /// How the values of imgproxy's processing options are read and written:
 /// sides, booleans, gravities, colours, qualities. Every reader checks its

@@ -1,5 +1,6 @@
 #if Server
 import Imago
+import ImagoSVG
 /// What the server does to a source image: the options of an imgproxy-style
 /// path (``ImageServerPath``), with imgproxy's defaults.
 ///

@@ -12,31 +12,31 @@ import Foundation
 /// The rasterizer's deadline (``SVGRasterizerProcess/timeout``) still
 /// bounds what this cannot see (a filter drawn many times through `use`,
 /// or scaled up by a transform).
-package struct SVGFilterBudget: Sendable, Hashable {
+public struct SVGFilterBudget: Sendable, Hashable {
     /// How many `filter` elements a document may have. Default: 64.
-    package var maximumFilterCount: Int
+    public var maximumFilterCount: Int
     /// How many filter primitives (`fe...` elements other than transfer
     /// functions, merge nodes and light sources) a document may have, all
     /// filters together. Default: 128.
-    package var maximumPrimitiveCount: Int
+    public var maximumPrimitiveCount: Int
     /// How many elements may have a filter applied (a `filter` attribute,
     /// or a `filter` declaration in a `style` attribute). Default: 256.
-    package var maximumFilteredElementCount: Int
+    public var maximumFilteredElementCount: Int
     /// The largest `order` of an `feConvolveMatrix`, on each axis. Default: 9.
-    package var maximumConvolveOrder: Int
+    public var maximumConvolveOrder: Int
     /// The largest `numOctaves` of an `feTurbulence`. Default: 10 (more add
     /// nothing an 8-bit channel can show).
-    package var maximumTurbulenceOctaves: Int
+    public var maximumTurbulenceOctaves: Int
     /// The largest `stdDeviation` of an `feGaussianBlur` or `feDropShadow`
     /// and `radius` of an `feMorphology`, in user units, as a fraction of
     /// the canvas's larger side (its `viewBox`, else its `width` and
     /// `height`, else 300x150). Default: 1 (a blur as wide as the canvas).
-    package var maximumExtentPerCanvasSide: Double
+    public var maximumExtentPerCanvasSide: Double
     /// The largest `stdDeviation` or `radius` whatever the canvas. Default: 2,048.
-    package var maximumExtent: Double
+    public var maximumExtent: Double
 
     /// Creates a budget with the defaults above.
-    package init(maximumFilterCount: Int = 64, maximumPrimitiveCount: Int = 128, maximumFilteredElementCount: Int = 256,
+    public init(maximumFilterCount: Int = 64, maximumPrimitiveCount: Int = 128, maximumFilteredElementCount: Int = 256,
                 maximumConvolveOrder: Int = 9, maximumTurbulenceOctaves: Int = 10,
                 maximumExtentPerCanvasSide: Double = 1, maximumExtent: Double = 2048) {
         self.maximumFilterCount = maximumFilterCount

@@ -25,7 +25,7 @@
 /// ```swift
 /// SVGStyleSanitizer.sanitizedDeclarations(#"fill: \75rl(http://evil/x); stroke: url(#b)"#)  // "stroke: url(#b)"
 /// ```
-package enum SVGStyleSanitizer {
+public enum SVGStyleSanitizer {
     /// Where CSS is read: what is allowed depends on it.
     enum Context {
         /// A `style` element: rules. `filter` is not kept here (a selector
@@ -38,7 +38,7 @@ package enum SVGStyleSanitizer {
     }
 
     /// The properties kept, lower-cased: SVG's presentation properties and the text and layout ones SVG documents use.
-    package static let allowedProperties: Set<String> = [
+    public static let allowedProperties: Set<String> = [
         "alignment-baseline", "baseline-shift", "clip", "clip-path", "clip-rule", "color", "color-interpolation",
         "color-interpolation-filters", "color-rendering", "cx", "cy", "d", "direction", "display", "dominant-baseline",
         "fill", "fill-opacity", "fill-rule", "filter", "flood-color", "flood-opacity", "font", "font-family", "font-size",
@@ -52,7 +52,7 @@ package enum SVGStyleSanitizer {
     ]
 
     /// The functions kept in values, lower-cased: none of them takes an address.
-    package static let allowedFunctions: Set<String> = [
+    public static let allowedFunctions: Set<String> = [
         "rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch", "color-mix",
         "calc", "min", "max", "clamp",
         "matrix", "translate", "translatex", "translatey", "scale", "scalex", "scaley", "rotate", "skew", "skewx", "skewy",
@@ -72,7 +72,7 @@ package enum SVGStyleSanitizer {
     ]
 
     /// A `style` element's text: the rules kept, one a line.
-    package static func sanitizedStyleSheet(_ css: String) -> String {
+    public static func sanitizedStyleSheet(_ css: String) -> String {
         var parser = CSSParser(CSSTokenizer.tokens(css))
         return parser.rules().compactMap { rule -> String? in
             guard let selector = serializedSelector(rule.prelude) else { return nil }
@@ -83,20 +83,20 @@ package enum SVGStyleSanitizer {
     }
 
     /// A `style` attribute's declarations kept, as `name: value; ...`.
-    package static func sanitizedDeclarations(_ css: String) -> String {
+    public static func sanitizedDeclarations(_ css: String) -> String {
         kept(CSSParser.declarations(in: CSSParser.componentValues(CSSTokenizer.tokens(css))), context: .declarations)
     }
 
     /// A presentation attribute's value written again from its tokens, or
     /// `nil` when it holds anything not allowed (and the attribute goes).
-    package static func sanitizedValue(_ value: String) -> String? {
+    public static func sanitizedValue(_ value: String) -> String? {
         let components = CSSParser.componentValues(CSSTokenizer.tokens(value))
         return serializedValue(trimmed(components), context: .attribute)
     }
 
     /// Whether an attribute's value needs ``sanitizedValue(_:)``: it has a
     /// function (`(`) or an escape (`\`), without which CSS can load nothing.
-    package static func needsSanitizing(_ value: String) -> Bool {
+    public static func needsSanitizing(_ value: String) -> Bool {
         value.unicodeScalars.contains { $0 == "(" || $0 == "\\" }
     }
 

@@ -45,24 +45,24 @@ import ImagoCodecs
 /// let safe = try SVGSanitizer().sanitized(Data(#"<svg xmlns="http://www.w3.org/2000/svg" onload="x()"/>"#.utf8))
 /// // <?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"></svg>
 /// ```
-package struct SVGSanitizer: Sendable {
+public struct SVGSanitizer: Sendable {
     /// The SVG namespace.
-    package static let svgNamespace = "http://www.w3.org/2000/svg"
+    public static let svgNamespace = "http://www.w3.org/2000/svg"
     /// How deep elements may nest. Default: 256.
-    package var maximumDepth: Int
+    public var maximumDepth: Int
     /// How many elements a document may have. Default: 100,000.
-    package var maximumElementCount: Int
+    public var maximumElementCount: Int
     /// How many elements a document may draw, each `use` counting its
     /// target's elements again. Default: 100,000.
-    package var maximumInstanceCount: Int
+    public var maximumInstanceCount: Int
     /// How many pixels the embedded (`data:`) images may have together.
     /// Default: 50 megapixels, the decoders' default.
-    package var maximumEmbeddedPixelCount: Int
+    public var maximumEmbeddedPixelCount: Int
     /// How much filter work the document may ask for. Default: ``SVGFilterBudget/init(maximumFilterCount:maximumPrimitiveCount:maximumFilteredElementCount:maximumConvolveOrder:maximumTurbulenceOctaves:maximumExtentPerCanvasSide:maximumExtent:)``'s defaults.
-    package var filterBudget: SVGFilterBudget
+    public var filterBudget: SVGFilterBudget
 
     /// Creates a sanitizer with these limits.
-    package init(maximumDepth: Int = 256, maximumElementCount: Int = 100_000, maximumInstanceCount: Int = 100_000,
+    public init(maximumDepth: Int = 256, maximumElementCount: Int = 100_000, maximumInstanceCount: Int = 100_000,
                 maximumEmbeddedPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
                 filterBudget: SVGFilterBudget = SVGFilterBudget()) {
         self.maximumDepth = maximumDepth
@@ -75,7 +75,7 @@ package struct SVGSanitizer: Sendable {
     /// `data` made safe, as UTF-8 with an XML declaration.
     ///
     /// - Throws: ``SVGSanitizingError`` when the document is refused.
-    package func sanitized(_ data: Data) throws(SVGSanitizingError) -> Data {
+    public func sanitized(_ data: Data) throws(SVGSanitizingError) -> Data {
         let bytes = [UInt8](data)
         try Self.checkEncoding(bytes)
         try Self.checkDeclarations(bytes)
@@ -94,7 +94,7 @@ package struct SVGSanitizer: Sendable {
     /// order mark, whitespace, the XML declaration, comments, processing
     /// instructions and a `DOCTYPE`, the first element is `svg` (with any
     /// prefix), within the first 64 KiB. The `Content-Type` is not asked.
-    package static func looksLikeSVG(_ data: Data) -> Bool {
+    public static func looksLikeSVG(_ data: Data) -> Bool {
         let bytes = [UInt8](data.prefix(65_536))
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         func starts(with text: String, caseInsensitive: Bool = false) -> Bool {

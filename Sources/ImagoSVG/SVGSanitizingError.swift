@@ -1,7 +1,7 @@
 #if Server
 /// Why ``SVGSanitizer`` refused a document. The server answers every case
 /// with `422 undecodable` and this description in the message.
-package enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The bytes are not UTF-8 (or ASCII, or ISO-8859-1): a UTF-16 or
     /// UTF-32 byte order mark, a NUL byte, or another declared encoding.
     case unsupportedEncoding(String)
@@ -26,7 +26,7 @@ package enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConverti
     /// or an undefined entity).
     case malformed(String)
 
-    package var description: String {
+    public var description: String {
         switch self {
         case .unsupportedEncoding(let detail): "the SVG is not in UTF-8: \(detail)"
         case .markupDeclaration(let detail): "the SVG declares markup, which is refused: \(detail)"

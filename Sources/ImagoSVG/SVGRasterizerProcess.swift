@@ -105,7 +105,7 @@ package struct SVGRasterizerProcess: Sendable {
 
     /// The image, drawn as ``image(from:thumbnail:)`` says, waiting on the
     /// calling thread (which must not be one of Swift's cooperative threads).
-    func image(from svg: Data, thumbnail: Thumbnail?, cancellation: SVGRasterizerCancellation?) throws(SVGRasterizingError) -> Image {
+    package func image(from svg: Data, thumbnail: Thumbnail?, cancellation: SVGRasterizerCancellation?) throws(SVGRasterizingError) -> Image {
         var image: Image?
         try run(svg, cancellation: cancellation) { size, draw throws(SVGRasterizingError) in
             image = try SVGRasterizer.image(size: size, thumbnail: thumbnail, draw: draw)
@@ -116,7 +116,7 @@ package struct SVGRasterizerProcess: Sendable {
 
     /// The document's size, as ``SVGRasterizer/size(of:)`` says, worked out
     /// by the child; waits on the calling thread.
-    func size(of svg: Data, cancellation: SVGRasterizerCancellation?) throws(SVGRasterizingError) -> (width: Int, height: Int) {
+    package func size(of svg: Data, cancellation: SVGRasterizerCancellation?) throws(SVGRasterizingError) -> (width: Int, height: Int) {
         var found = (width: 0, height: 0)
         try run(svg, cancellation: cancellation) { size, _ in found = size }
         return found
@@ -147,7 +147,7 @@ package struct SVGRasterizerProcess: Sendable {
 /// Kills a rasterizer's child when its caller is cancelled: before the
 /// child starts (it is then killed as it starts), while it runs, or not at
 /// all once it is reaped (its process ID may then be another's).
-final class SVGRasterizerCancellation: Sendable {
+package final class SVGRasterizerCancellation: Sendable {
     private struct State {
         var cancelled = false
         var running: Int32?
@@ -155,11 +155,14 @@ final class SVGRasterizerCancellation: Sendable {
 
     private let state = Locked(State())
 
+    /// A cancellation not cancelled yet.
+    package init() {}
+
     /// Whether ``cancel()`` was called.
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Kills the running child, and any child started after.
-    func cancel() {
+    package func cancel() {
         state.withLock { state in
             state.cancelled = true
             if let running = state.running { _ = kill(running, SIGKILL) }
@@ -167,7 +170,7 @@ final class SVGRasterizerCancellation: Sendable {
     }
 
     /// Records a started child; kills it at once when already cancelled.
-    func started(_ pid: Int32) {
+    package func started(_ pid: Int32) {
         state.withLock { state in
             state.running = pid
             if state.cancelled { _ = kill(pid, SIGKILL) }
@@ -176,7 +179,7 @@ final class SVGRasterizerCancellation: Sendable {
 
     /// Reaps the child by `reap`, under the lock, so that ``cancel()`` never
     /// signals a process ID the system may have given another process.
-    func reaping<T>(_ reap: () -> T) -> T {
+    package func reaping<T>(_ reap: () -> T) -> T {
         state.withLock { state in
             defer { state.running = nil }
             return reap()

@@ -13,19 +13,19 @@ import Imago
 /// a refused or unreadable one, or one the child failed on (a panic, its
 /// memory or time run out), ``Imago/ImageDecodingError/Code/couldNotOpen``
 /// (`422 undecodable`), each with the SVG error as its underlying error.
-struct SVGAwareDecoder: ImageDecoding {
+package struct SVGAwareDecoder: ImageDecoding {
     /// The decoder for everything that is not SVG.
-    let wrapped: any ImageDecoding
+    package let wrapped: any ImageDecoding
     /// The child process SVG documents are drawn in.
-    let rasterizer: SVGRasterizerProcess
+    package let rasterizer: SVGRasterizerProcess
 
     /// Wraps `decoder`; SVG documents are drawn by `rasterizer`.
-    init(wrapping decoder: any ImageDecoding, rasterizer: SVGRasterizerProcess) {
+    package init(wrapping decoder: any ImageDecoding, rasterizer: SVGRasterizerProcess) {
         wrapped = decoder
         self.rasterizer = rasterizer
     }
 
-    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+    package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         guard SVGSanitizer.looksLikeSVG(data) else { return try wrapped.decode(data, options: options) }
         return try rasterized(data, options: options, cancellation: nil)
     }
@@ -33,7 +33,7 @@ struct SVGAwareDecoder: ImageDecoding {
     /// An SVG document sanitised and drawn in the child, within the
     /// options' pixel limit and at their thumbnail's size; the child is
     /// killed when `cancellation` is cancelled. Waits on the calling thread.
-    func rasterized(_ data: Data, options: ImageDecodingOptions, cancellation: SVGRasterizerCancellation?) throws(ImageDecodingError) -> Image {
+    package func rasterized(_ data: Data, options: ImageDecodingOptions, cancellation: SVGRasterizerCancellation?) throws(ImageDecodingError) -> Image {
         do {
             let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: options.maximumPixelCount).sanitized(data)
             var process = rasterizer
@@ -46,7 +46,7 @@ struct SVGAwareDecoder: ImageDecoding {
 
     /// Frame by frame through the wrapped decoder (one frame at a time);
     /// an SVG document is one frame.
-    func decodeFrames(_ data: Data, options: ImageDecodingOptions, maximumFrames: Int?, _ body: (Image) throws -> Bool) throws {
+    package func decodeFrames(_ data: Data, options: ImageDecodingOptions, maximumFrames: Int?, _ body: (Image) throws -> Bool) throws {
         guard SVGSanitizer.looksLikeSVG(data) else {
             return try wrapped.decodeFrames(data, options: options, maximumFrames: maximumFrames, body)
         }
@@ -55,7 +55,7 @@ struct SVGAwareDecoder: ImageDecoding {
 
     /// The decoding error the server answers for a sanitizer's or a
     /// rasterizer's error, as the type's summary says.
-    static func decodingError(_ error: any Error) -> ImageDecodingError {
+    package static func decodingError(_ error: any Error) -> ImageDecodingError {
         if case SVGRasterizingError.tooLarge = error {
             return ImageDecodingError(.tooManyPixels, message: "\(error)", underlying: error)
         }
