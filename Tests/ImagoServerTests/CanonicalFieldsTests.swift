@@ -24,9 +24,9 @@ import Testing
     @Test func everyPartWritesEachOfItsProperties() throws {
         var options = ProcessingOptions()
         options.trim = .init(threshold: 1, color: .white, equalHorizontal: true, equalVertical: true)
-        options.crop = .init(width: 1, height: 2, gravity: .north, offset: .init(x: 1, y: 2))
-        options.watermark = .init(opacity: 1, gravity: .east, tiles: true, offset: .init(x: 3, y: 4), scale: 0.5)
-        options.extend = .init(gravity: .south, offset: .init(x: 5, y: 6))
+        options.crop = .init(width: 1, height: 2, gravity: .compass(.north), offset: .init(x: 1, y: 2))
+        options.watermark = .init(opacity: 1, gravity: .compass(.east), tiles: true, offset: .init(x: 3, y: 4), scale: 0.5)
+        options.extend = .init(gravity: .compass(.south), offset: .init(x: 5, y: 6))
         options.padding = .init(top: 1, right: 2, bottom: 3, left: 4)
         let fields = Dictionary(uniqueKeysWithValues: options.canonicalFields.map { ($0.name, $0.value) })
         // An offset is written as its two values, inside the part that holds it.

@@ -22,11 +22,11 @@ import Testing
 
     @Test func extendTakesAGravityWithOffsets() throws {
         let extend = try parse("extend:1:so:10:20").extend
-        #expect(extend == ProcessingOptions.Placement(gravity: .south, offset: .init(x: 10, y: 20)))
+        #expect(extend == ProcessingOptions.Placement(gravity: .compass(.south), offset: .init(x: 10, y: 20)))
         #expect(try parse("ex:1").extend == .center)
         #expect(try parse("ex:0").extend == nil)
-        #expect(try parse("rs:fill:10:10:0:1:no").extend?.gravity == .north)
-        #expect(try parse("exar:1:we").extendAspectRatio?.gravity == .west)
+        #expect(try parse("rs:fill:10:10:0:1:no").extend?.gravity == .compass(.north))
+        #expect(try parse("exar:1:we").extendAspectRatio?.gravity == .compass(.west))
         #expect(try parse("extend_ar:t").extendAspectRatio == .center)
         rejects("extend:1:sm", mentioning: "gravity")
         rejects("extend:1:re", mentioning: "gravity")
@@ -35,7 +35,7 @@ import Testing
 
     @Test func gravityTakesOffsetsAndAFocusPoint() throws {
         let soea = try parse("gravity:soea")
-        #expect((soea.gravity, soea.gravityOffset) == (.southEast, .zero))
+        #expect((soea.gravity, soea.gravityOffset) == (.compass(.southEast), .zero))
         let point = try parse("gravity:fp:0.5:0.75")
         #expect((point.gravity, point.gravityOffset) == (.focusPoint, .init(x: 0.5, y: 0.75)))
         #expect(try parse("g:no::5").gravityOffset == .init(x: 0, y: 5))
@@ -53,7 +53,7 @@ import Testing
         let plain = try parse("crop:100:200").crop
         #expect(plain == ProcessingOptions.Crop(width: 100, height: 200))
         let placed = try parse("crop:100:200:nowe:10:20").crop
-        #expect(placed == ProcessingOptions.Crop(width: 100, height: 200, gravity: .northWest, offset: .init(x: 10, y: 20)))
+        #expect(placed == ProcessingOptions.Crop(width: 100, height: 200, gravity: .compass(.northWest), offset: .init(x: 10, y: 20)))
         #expect(try parse("c:0.5").crop == ProcessingOptions.Crop(width: 0.5, height: 0))
         #expect(try parse("c:0:0").crop == nil)
         rejects("crop:100:200:re", mentioning: "gravity")
@@ -123,8 +123,8 @@ import Testing
         (options.minWidth, options.minHeight) = (10, 20)
         (options.zoomX, options.zoomY) = (1.5, 2)
         options.dpr = 2
-        options.extend = .init(gravity: .southEast, offset: .init(x: 3, y: 4))
-        options.crop = .init(width: 0.5, height: 300, gravity: .north, offset: .init(x: 0, y: 10))
+        options.extend = .init(gravity: .compass(.southEast), offset: .init(x: 3, y: 4))
+        options.crop = .init(width: 0.5, height: 300, gravity: .compass(.north), offset: .init(x: 0, y: 10))
         options.padding = .init(top: 1, right: 2, bottom: 3, left: 4)
         options.rotation = 270
         options.flipsVertically = true
@@ -296,7 +296,7 @@ import Testing
 
     @Test func aCropKeepsWhatALaterCropLeavesOut() throws {
         let options = try ImageServerPath(parsing: "/insecure/c:100:200:no/c:50/plain/http%3A%2F%2Fx%2Fa.png").options
-        #expect(options.crop == ProcessingOptions.Crop(width: 50, height: 200, gravity: .north))
+        #expect(options.crop == ProcessingOptions.Crop(width: 50, height: 200, gravity: .compass(.north)))
     }
 }
 

@@ -65,10 +65,10 @@ import Testing
 
     @Test func everyGravity() throws {
         for gravity in ProcessingOptions.Gravity.allCases where gravity != .focusPoint {
-            #expect(try parse("gravity:\(gravity.rawValue)").options.gravity == gravity)
-            #expect(try parse("g:\(gravity.rawValue)").options.gravity == gravity)
+            #expect(try parse("gravity:\(gravity.shortName)").options.gravity == gravity)
+            #expect(try parse("g:\(gravity.shortName)").options.gravity == gravity)
         }
-        #expect(try parse("g:no:0:0").options.gravity == .north)
+        #expect(try parse("g:no:0:0").options.gravity == .compass(.north))
     }
 
     @Test func qualityFormatAndBlur() throws {

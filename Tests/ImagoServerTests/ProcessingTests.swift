@@ -46,8 +46,8 @@ import Testing
 
     @Test func gravityChoosesWhichPartIsKept() {
         let source = TestImages.gradient(width: 60, height: 20)   // red grows left to right
-        let west = options(.fill, 20, 20, gravity: .west).apply(to: source)
-        let east = options(.fill, 20, 20, gravity: .east).apply(to: source)
+        let west = options(.fill, 20, 20, gravity: .compass(.west)).apply(to: source)
+        let east = options(.fill, 20, 20, gravity: .compass(.east)).apply(to: source)
         #expect(west.pixels[0] == source.pixels[0])
         #expect(east.pixels[0] == source.pixels[40 * 4])
         #expect(east.pixels[0] > west.pixels[0])

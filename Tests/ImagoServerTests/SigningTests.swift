@@ -89,7 +89,7 @@ import Testing
         options.resizingType = .fill
         options.width = 300
         options.height = 200
-        options.gravity = .north
+        options.gravity = .compass(.north)
         options.quality = 80
         options.format = .webp
         let source = URL(string: "https://images.example/albums/cover%201.jpg?size=large")!

@@ -28,7 +28,7 @@ import Testing
 
     @Test func theOptionParsesAsImgproxys() throws {
         let options = try parse("wm:0.5:soea:10:20:0.25")
-        #expect(options.watermark == ProcessingOptions.Watermark(opacity: 0.5, gravity: .southEast, offset: .init(x: 10, y: 20), scale: 0.25))
+        #expect(options.watermark == ProcessingOptions.Watermark(opacity: 0.5, gravity: .compass(.southEast), offset: .init(x: 10, y: 20), scale: 0.25))
         #expect(try parse("wm:1:re").watermark?.tiles == true)
         #expect(try parse("watermark:1").watermark == ProcessingOptions.Watermark(opacity: 1))
         #expect(try parse("wm:0:soea").watermark == nil, "opacity 0 turns it off")

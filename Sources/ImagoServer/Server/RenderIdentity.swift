@@ -52,7 +52,7 @@ extension ProcessingOptions {
         func text(_ value: Bool) -> String { value ? "1" : "0" }
         func text(_ offset: Offset) -> String { "\(offset.x.description),\(offset.y.description)" }
         func text(_ placement: Placement?) -> String {
-            placement.map { "\($0.gravity.rawValue),\(text($0.offset))" } ?? "-"
+            placement.map { "\($0.gravity.shortName),\(text($0.offset))" } ?? "-"
         }
         func text(_ color: ImageColor?) -> String { color?.description ?? "-" }
         return [
@@ -60,7 +60,7 @@ extension ProcessingOptions {
             ("width", String(width)),
             ("height", String(height)),
             ("enlarge", text(enlarge)),
-            ("gravity", gravity.rawValue),
+            ("gravity", gravity.shortName),
             ("gravityOffset", text(gravityOffset)),
             ("minWidth", String(minWidth)),
             ("minHeight", String(minHeight)),
@@ -70,7 +70,7 @@ extension ProcessingOptions {
             ("extend", text(extend)),
             ("extendAspectRatio", text(extendAspectRatio)),
             ("trim", trim.map { "\($0.threshold.description),\(text($0.color)),\(text($0.equalHorizontal)),\(text($0.equalVertical))" } ?? "-"),
-            ("crop", crop.map { "\($0.width.description),\($0.height.description),\($0.gravity?.rawValue ?? "-"),\(text($0.offset))" } ?? "-"),
+            ("crop", crop.map { "\($0.width.description),\($0.height.description),\($0.gravity?.shortName ?? "-"),\(text($0.offset))" } ?? "-"),
             ("padding", "\(padding.top),\(padding.right),\(padding.bottom),\(padding.left)"),
             ("rotation", String(rotation)),
             ("flipsHorizontally", text(flipsHorizontally)),
@@ -95,7 +95,7 @@ extension ProcessingOptions {
             ("keepsCopyright", text(keepsCopyright)),
             ("stripsColorProfile", text(stripsColorProfile)),
             ("watermark", watermark.map {
-                "\($0.opacity.description),\($0.gravity.rawValue),\(text($0.tiles)),\(text($0.offset)),\($0.scale.description)"
+                "\($0.opacity.description),\($0.gravity.shortName),\(text($0.tiles)),\(text($0.offset)),\($0.scale.description)"
             } ?? "-"),
             ("isRaw", text(isRaw)),
         ]

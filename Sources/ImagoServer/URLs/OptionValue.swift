@@ -42,7 +42,7 @@ enum OptionValue {
 
     /// `TYPE`, `TYPE:X:Y`, or `fp:X:Y`.
     static func gravityArguments(_ gravity: ProcessingOptions.Gravity, _ offset: ProcessingOptions.Offset) -> String {
-        gravity != .focusPoint && offset == .zero ? gravity.rawValue : "\(gravity.rawValue):\(number(offset.x)):\(number(offset.y))"
+        gravity != .focusPoint && offset == .zero ? gravity.shortName : "\(gravity.shortName):\(number(offset.x)):\(number(offset.y))"
     }
 
     /// A number as a path writes it: whole numbers without a fraction.
@@ -58,7 +58,7 @@ enum OptionValue {
         _ arguments: ArraySlice<Substring>, current: ProcessingOptions.Offset, allowsSmart: Bool
     ) throws(ImageServerError) -> (ProcessingOptions.Gravity, ProcessingOptions.Offset) {
         let types = allowsSmart ? "ce, no, so, ea, we, noea, nowe, soea, sowe, sm or fp" : "ce, no, so, ea, we, noea, nowe, soea, sowe or fp"
-        guard let first = arguments.first, let gravity = ProcessingOptions.Gravity(rawValue: String(first)),
+        guard let first = arguments.first, let gravity = ProcessingOptions.Gravity(shortName: String(first)),
               allowsSmart || gravity != .smart else {
             throw bad("unknown gravity \"\(arguments.first?.prefix(20) ?? "")\" (\(types))")
         }

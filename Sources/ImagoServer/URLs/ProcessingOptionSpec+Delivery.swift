@@ -57,7 +57,7 @@ extension ProcessingOptionSpec {
             try readWatermark(&options, a)
         }, write: { o in
             o.watermark.map { mark in
-                let position = mark.tiles ? "re" : mark.gravity.rawValue
+                let position = mark.tiles ? "re" : mark.gravity.shortName
                 return "wm:\(OptionValue.number(mark.opacity)):\(position):\(OptionValue.number(mark.offset.x)):"
                     + "\(OptionValue.number(mark.offset.y)):\(OptionValue.number(mark.scale))"
             }
@@ -121,7 +121,7 @@ extension ProcessingOptionSpec {
                 // now, and kept it would make two identities of one picture.
                 (watermark.gravity, watermark.tiles) = (.center, true)
             } else {
-                guard let gravity = ProcessingOptions.Gravity(rawValue: String(position)), gravity != .smart, gravity != .focusPoint else {
+                guard let gravity = ProcessingOptions.Gravity(shortName: String(position)), gravity != .smart, gravity != .focusPoint else {
                     throw OptionValue.bad("unknown watermark position \"\(position.prefix(20))\" (ce, no, so, ea, we, noea, nowe, soea, sowe or re)")
                 }
                 (watermark.gravity, watermark.tiles) = (gravity, false)

@@ -26,48 +26,48 @@ public struct ProcessingOptions: Sendable, Hashable {
         case auto
     }
 
-    /// Where a crop keeps the image.
-    public enum Gravity: String, Sendable, Hashable, CaseIterable {
-        /// The centre.
-        case center = "ce"
-        /// The top edge.
-        case north = "no"
-        /// The bottom edge.
-        case south = "so"
-        /// The right edge.
-        case east = "ea"
-        /// The left edge.
-        case west = "we"
-        /// The top-right corner.
-        case northEast = "noea"
-        /// The top-left corner.
-        case northWest = "nowe"
-        /// The bottom-right corner.
-        case southEast = "soea"
-        /// The bottom-left corner.
-        case southWest = "sowe"
+    /// Where a crop keeps the image: one of the library's nine placements
+    /// (``Imago/Gravity``), the most detailed region, or a focus point.
+    /// Paths spell them with imgproxy's short names (``shortNames``), which
+    /// the option table reads as aliases.
+    public enum Gravity: Sendable, Hashable, CaseIterable {
+        /// A placement at an edge, a corner or the centre.
+        case compass(Imago.Gravity)
         /// The most detailed region of the image.
-        case smart = "sm"
+        case smart
         /// A focus point: ``ProcessingOptions/Offset/x`` and
         /// ``ProcessingOptions/Offset/y`` (0 to 1, fractions of the width and
         /// height) are kept as near the centre as the image allows.
-        case focusPoint = "fp"
+        case focusPoint
 
-        /// The library's gravity for the nine compass gravities; `nil` for
+        /// The centre, the default.
+        public static let center = Gravity.compass(.center)
+
+        /// imgproxy's short name for each gravity, as paths write them.
+        public static let shortNames: [(name: String, gravity: Gravity)] = [
+            ("ce", .compass(.center)), ("no", .compass(.north)), ("so", .compass(.south)),
+            ("ea", .compass(.east)), ("we", .compass(.west)), ("noea", .compass(.northEast)),
+            ("nowe", .compass(.northWest)), ("soea", .compass(.southEast)), ("sowe", .compass(.southWest)),
+            ("sm", .smart), ("fp", .focusPoint),
+        ]
+
+        public static var allCases: [Gravity] { shortNames.map(\.gravity) }
+
+        /// The gravity imgproxy's `name` stands for; `nil` for an unknown name.
+        public init?(shortName name: String) {
+            guard let found = Self.shortNames.first(where: { $0.name == name }) else { return nil }
+            self = found.gravity
+        }
+
+        /// imgproxy's short name, as paths write it.
+        public var shortName: String {
+            Self.shortNames.first { $0.gravity == self }!.name
+        }
+
+        /// The library's gravity for the nine placements; `nil` for
         /// ``smart`` and ``focusPoint``.
         public var compass: Imago.Gravity? {
-            switch self {
-            case .center: .center
-            case .north: .north
-            case .south: .south
-            case .east: .east
-            case .west: .west
-            case .northEast: .northEast
-            case .northWest: .northWest
-            case .southEast: .southEast
-            case .southWest: .southWest
-            case .smart, .focusPoint: nil
-            }
+            if case .compass(let gravity) = self { gravity } else { nil }
         }
     }
 
