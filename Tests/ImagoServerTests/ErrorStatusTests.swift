@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Imago
 import ImagoAsyncHTTPClient
+import ImagoCodecs
 import ImagoServer
 import ImagoTesting
 import LoopbackServer
@@ -96,6 +97,25 @@ import Testing
                 #expect(response.status == .ok)
             }
             #expect(cache.keys.count == 1)
+        }
+    }
+
+    /// The same for an animation, decoded a frame at a time. (Its decoders
+    /// are lenient, as browsers are, so the failure here is the pixel limit,
+    /// which counts every frame: the first frame alone is within it.)
+    @Test func anAnimationThatFailsToDecodeLeavesTheDiskCache() async throws {
+        let info = try ImageDecoders.info(for: Fixture.gif)
+        try #require(info.frameCount >= 3)
+        let origin = try await Fixture.origin(["/long.gif": .ok(Fixture.gif, contentType: "image/gif")])
+        let cache = InMemoryDataCache()
+        let configuration = Fixture.configuration {
+            $0.dataCache = cache
+            $0.maximumSourcePixels = info.width * info.height * 2
+            $0.maximumAnimationFrames = 100
+        }
+        try await Fixture.withServer(configuration) { client, _ in
+            try await expectError(client, Fixture.path("w:10", origin.url("/long.gif")), status: .contentTooLarge, code: "source_too_large")
+            #expect(cache.keys.isEmpty)
         }
     }
 

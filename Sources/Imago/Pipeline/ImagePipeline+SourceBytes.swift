@@ -41,8 +41,15 @@ extension ImagePipeline {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            if let identified = identify(request) { cacheWriter.removeUndecodable(for: identified) }
+            discardUndecodableBytes(for: request)
             throw ImagePipelineError(.decodingFailed, url: request.url, underlying: error)
         }
+    }
+
+    /// Removes `request`'s bytes from the disk cache, for a caller that
+    /// decoded them on its own (the image server's animations, a frame at a
+    /// time) and found they do not decode: the next request downloads them again.
+    package func discardUndecodableBytes(for request: ImageRequest) {
+        if let identified = identify(request) { cacheWriter.removeUndecodable(for: identified) }
     }
 }

@@ -72,23 +72,30 @@ extension ImageServerEngine {
         let decoder = pipeline.configuration.decoder
         let started = DispatchTime.now().uptimeNanoseconds
         decodes.withLock { $0 += 1 }
+        let (pipeline, request) = (self.pipeline, input.request)
         let data = try await inSlot(of: input.job) { trace throws -> Data in
             try withSpan(SpanName.animate, context: trace) { _ in
                 var writer: (any AnimationWriter)?
                 var exif: Data?
                 let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates)
-                try decoder.decodeFrames(source, options: limits, maximumFrames: settings.frames) { upright in
-                    let frame = undo == .up ? upright : upright.applying(undo)
-                    let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
-                                                       watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
-                    let image = frameOptions.flattened(processed, for: format)
-                    try WorkDeadline.checkCurrent()
-                    if writer == nil { exif = frame.metadata?.exif }
-                    let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
-                    writer = current
-                    try current.add(image, duration: frame.frames[0].duration ?? 0.1)
-                    // Past the deadline, no next frame (`perform` then throws).
-                    return !WorkDeadline.currentHasPassed
+                do {
+                    try decoder.decodeFrames(source, options: limits, maximumFrames: settings.frames) { upright in
+                        let frame = undo == .up ? upright : upright.applying(undo)
+                        let processed = frameOptions.apply(to: frame, maximumSide: settings.maximumSide,
+                                                           watermark: settings.watermark, watermarkOpacity: settings.watermarkOpacity)
+                        let image = frameOptions.flattened(processed, for: format)
+                        try WorkDeadline.checkCurrent()
+                        if writer == nil { exif = frame.metadata?.exif }
+                        let current = try writer ?? encoder.makeWriter(width: image.width, height: image.height, loopCount: frame.loopCount)
+                        writer = current
+                        try current.add(image, duration: frame.frames[0].duration ?? 0.1)
+                        // Past the deadline, no next frame (`perform` then throws).
+                        return !WorkDeadline.currentHasPassed
+                    }
+                } catch let failure as ImageDecodingError {
+                    // Bytes that do not decode leave the disk cache, as a still's do.
+                    pipeline.discardUndecodableBytes(for: request)
+                    throw failure
                 }
                 guard let writer else { throw ImageServerError(.undecodable, "the animation has no frame") }
                 return Self.withMetadata(try writer.finish(), format: format, exif: exif, options: options, limit: exifLimit, logger: logger)
