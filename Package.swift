@@ -243,7 +243,7 @@ let package = Package(
         .testTarget(
             name: "ImagoTests",
             dependencies: [
-                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses",
+                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses", "TestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -254,6 +254,7 @@ let package = Package(
         // that break the rules, a lock box, child processes awaited without
         // blocking (and tied to the test process), and hostile sources.
         .target(name: "SharedState", path: "Tests/Support/SharedState", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: swiftSettings),
         .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses", swiftSettings: swiftSettings),
         .target(
             name: "LoopbackServer",
@@ -286,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient",
+                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient", "TestSupport",
                 .target(name: "LoopbackServer", condition: serverTestsOnly),
                 .target(name: "FaultInjection", condition: serverTestsOnly),
                 .target(name: "SharedState", condition: serverTestsOnly),
@@ -304,7 +305,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCodecsTests",
-            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting", "CDeflate", "CSpng", "CLcms2"],
+            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting", "CDeflate", "CSpng", "CLcms2", "TestSupport"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

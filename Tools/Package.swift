@@ -63,6 +63,8 @@ let package = Package(
     targets: [
         // A lock box for the tools' shared state.
         .target(name: "SharedState", swiftSettings: swiftSettings),
+        // What every test target shares: caughtError, eventually (also the library's tests', through a link).
+        .target(name: "TestSupport", swiftSettings: swiftSettings),
         // Child processes for the tests, awaited without blocking a thread of the test runner.
         .target(name: "ChildProcesses", swiftSettings: swiftSettings),
         // Test support: sources built to cost far more than their bytes, for the server's hostile tests.
@@ -143,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "ImagoIntegrationTests",
             dependencies: [
-                "LoopbackServer", "FaultInjection", "SharedState", imago, asyncHTTPClient, codecs, testing,
+                "LoopbackServer", "FaultInjection", "SharedState", "TestSupport", imago, asyncHTTPClient, codecs, testing,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import Testing
+import TestSupport
 
 /// Frame-by-frame decoding (`decodeFrames`) of every animated format, and
 /// the animation writers (WebP, GIF, APNG) read back by the decoders.

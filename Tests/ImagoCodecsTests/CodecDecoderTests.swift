@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The decoder drives its `CodecFunctions` table in two steps (`open`, then
 /// `makeImage`) and checks limits in between.

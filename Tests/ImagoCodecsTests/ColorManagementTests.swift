@@ -4,6 +4,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// Embedded colour profiles: read from each format, converted to sRGB by
 /// default (checked against lcms2's own transform of the same pixels and

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// Damaged files that browsers and Pillow show, decoded as the README's
 /// tolerance rules say: the `damaged-*` fixtures (made by

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// PNG and JPEG encoders, checked by decoding what they write.
 @Suite struct EncoderTests {

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The GIF decoder over giflib draws exact pixels, follows
 /// the browsers' animation rules and turns hostile bytes into typed errors.

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The JPEG decoder over libjpeg-turbo. The fixtures are 32x16, left half
 /// red (220, 30, 30), right half blue (30, 30, 220): see

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// A fixture decoded as stored (no colour conversion), for reference images.
 func referenceImage(_ path: String) throws -> Image {

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The PNG decoder over libspng, against PngSuite and hostile input.
 @Suite struct PNGDecoderTests {

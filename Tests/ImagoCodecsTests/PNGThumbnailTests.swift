@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// PNG thumbnails are decoded row by row and downscaled as the rows arrive.
 /// They must equal, bit for bit, a full decode followed by the resize and

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import Testing
+import TestSupport
 
 /// The other half of `CodecDecoderTests` (which drive spy tables): the production tables reach the real C
 /// libraries. Each `open` reads the real header; each `makeImage` returns

@@ -1,16 +1,6 @@
 import Foundation
 import Imago
 
-/// Runs `body` and returns the error it throws, or `nil` when it succeeds.
-func caughtError<T>(_ body: () throws -> T) -> (any Error)? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 /// Fixture files committed under `Resources/`.
 enum Fixtures {
     static let root = Bundle.module.url(forResource: "Resources", withExtension: nil)!

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The WebP encoder over libwebp's simple encoding API.
 @Suite struct WebPEncoderTests {

@@ -3,6 +3,7 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The colours of the fixtures, as written by `scripts/fixtures/make-webp-fixtures.py`.
 enum WebPFixtureColours {

@@ -8,6 +8,7 @@ import ImagoServer
 import ImagoCodecs
 import LoopbackServer
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -31,11 +32,6 @@ import FoundationNetworking
         (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber] as? Int
     }
 
-    /// Waits until `condition` holds (the store is written after the answer).
-    static func eventually(_ condition: () async throws -> Bool) async throws {
-        for _ in 0..<500 where try await !condition() { try await Task.sleep(for: .milliseconds(10)) }
-    }
-
     @Test func aSecondReplicaAnswersFromTheStore() async throws {
         let origin = try await Fixture.origin()
         let directory = Self.folder()
@@ -47,7 +43,7 @@ import FoundationNetworking
             #expect(response.status == .ok)
             return response
         }
-        try await Self.eventually { Self.files(in: directory).count == 1 }
+        try await eventually { Self.files(in: directory).count == 1 }
         #expect(Self.files(in: directory).count == 1)
         try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
             let second = try await client.execute(uri: path, method: .get)
@@ -77,7 +73,7 @@ import FoundationNetworking
                 #expect(response.status == .ok)
             }
             let before = written
-            try await Self.eventually {
+            try await eventually {
                 written = Self.files(in: directory).first.flatMap(Self.inode)
                 return written != nil && written != before
             }
@@ -91,7 +87,7 @@ import FoundationNetworking
             #expect(response.status == .ok)
             #expect(server.decodeCount == 1)
         }
-        try await Self.eventually { (try? await store.result(for: "")) == nil && (try? Data(contentsOf: file).count) ?? 0 > 100 }
+        try await eventually { (try? await store.result(for: "")) == nil && (try? Data(contentsOf: file).count) ?? 0 > 100 }
         // A broken store (its folder is now a file): every request still answered.
         try FileManager.default.removeItem(at: directory)
         try Data("not a folder".utf8).write(to: directory)
@@ -161,7 +157,7 @@ import FoundationNetworking
             #expect(server.decodeCount == 1)
         }
         // The lookup, then the write (after the answer).
-        try await Self.eventually { store.calls.withLock { $0 } == 2 }
+        try await eventually { store.calls.withLock { $0 } == 2 }
         #expect(store.calls.withLock { $0 } == 2)
     }
 

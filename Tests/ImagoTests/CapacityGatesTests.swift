@@ -1,15 +1,11 @@
 import Foundation
 @testable import Imago
 import Testing
+import TestSupport
 
 /// The weighted gates behind the server's download slots and memory budget.
 @Suite(.timeLimit(.minutes(1))) struct CapacityGatesTests {
     struct Expired: Error {}
-
-    /// Waits (suspending) until `condition` holds, at most about 10 s.
-    private func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-    }
 
     @Test func weightsAreLetInWhileTheyFitAndAWeightLargerThanTheCapacityRunsAlone() async throws {
         let gates = CapacityGates<Int>(capacity: 10)

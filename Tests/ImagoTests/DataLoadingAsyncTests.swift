@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -72,10 +73,10 @@ import FoundationNetworking
         let task = await loader.waitForTask(for: exampleURL)
         task.advance()   // the response
         task.advance()   // the first chunk
-        await eventually { reports.values.count == 1 }
+        try await eventually { reports.values.count == 1 }
         call.cancel()
         #expect(await caughtError { try await call.value } is CancellationError)
-        await eventually { task.isCancelled }
+        try await eventually { task.isCancelled }
         #expect(task.isCancelled)
         #expect(reports.values == [LoadingProgress(completed: 2, total: 6)])
     }
@@ -120,7 +121,7 @@ import FoundationNetworking
         let (data, _) = try await loader.data(for: URLRequest(url: exampleURL)) { [canary] _ in _ = canary }
         #expect(data.count == 1_000)
         canary = nil
-        await eventually { watched.value == nil }
+        try await eventually { watched.value == nil }
         #expect(watched.value == nil, "the progress handler's captures outlived the load")
     }
 }

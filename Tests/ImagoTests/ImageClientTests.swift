@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The image client over the pipeline, with ImagoTesting doubles.
 @Suite(.timeLimit(.minutes(1))) struct ImageClientTests {
@@ -28,11 +29,11 @@ import Testing
     }
 
     /// Runs the response queue until `condition` holds.
-    private func drain(until condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async {
-        await eventually({
+    private func drain(until condition: () -> Bool, file: String = #fileID, line: Int = #line) async throws {
+        try await eventually(file: file, line: line) {
             queue.runAll()
             return condition()
-        }, sourceLocation: sourceLocation)
+        }
     }
 
     // MARK: downloadImage
@@ -54,7 +55,7 @@ import Testing
         let download = await loader.waitForTask(for: cat)
         download.complete()
         // Nothing is delivered until the queue runs.
-        await eventually { queue.pendingCount > 0 }
+        try await eventually { queue.pendingCount > 0 }
         #expect(result.withLock { $0 } == nil)
         queue.runAll()
         #expect(try result.withLock { $0 }?.get() == catImage)
@@ -63,11 +64,11 @@ import Testing
         #expect(client.downloadImage(from: cat) { _ in } == nil)
     }
 
-    @Test func failureDeliversTheError() async {
+    @Test func failureDeliversTheError() async throws {
         loader.stub(cat, .status(500, contentType: "image/png"))
         let result = Locked<Result<Image, any Error>?>(nil)
         client.downloadImage(from: cat) { value in result.withLock { $0 = value } }
-        await drain(until: { result.withLock { $0 } != nil })
+        try await drain(until: { result.withLock { $0 } != nil })
         guard case .failure(let error)? = result.withLock({ $0 }) else {
             Issue.record("expected a failure")
             return
@@ -93,38 +94,38 @@ import Testing
 
     // MARK: setImage
 
-    @Test func setImageShowsThePlaceholderThenTheImageAndUntracks() async {
+    @Test func setImageShowsThePlaceholderThenTheImageAndUntracks() async throws {
         let target = RecordingImageTarget()
         client.setImage(on: target, from: cat, placeholder: placeholder)
         #expect(target.displayed == [placeholder])
         #expect(client.trackedTargetCount == 1)
         await loader.waitForTask(for: cat).complete()
-        await drain(until: { target.current == catImage })
+        try await drain(until: { target.current == catImage })
         #expect(target.displayed == [placeholder, catImage])
         #expect(client.trackedTargetCount == 0)
     }
 
-    @Test func failureKeepsThePlaceholderAndLogsTheError() async {
+    @Test func failureKeepsThePlaceholderAndLogsTheError() async throws {
         loader.stub(cat, .status(404, contentType: "image/png"))
         let target = RecordingImageTarget()
         client.setImage(on: target, from: cat, placeholder: placeholder)
-        await drain(until: { !logged.lines.isEmpty })
+        try await drain(until: { !logged.lines.isEmpty })
         #expect(target.displayed == [placeholder])
         #expect(logged.lines.first?.contains("cat.png") == true)
         #expect(client.trackedTargetCount == 0)
     }
 
-    @Test func settingAgainCancelsTheTaskAlreadyTrackedForTheTarget() async {
+    @Test func settingAgainCancelsTheTaskAlreadyTrackedForTheTarget() async throws {
         let target = RecordingImageTarget()
         client.setImage(on: target, from: cat, placeholder: placeholder)
         let first = await loader.waitForTask(for: cat)
         client.setImage(on: target, from: dog, placeholder: placeholder)
-        await drain(until: { first.isCancelled })
+        try await drain(until: { first.isCancelled })
         #expect(first.isCancelled)
         #expect(client.trackedTargetCount == 1)
     }
 
-    @Test func aReusedTargetNeverShowsTheOldImageEvenIfItArrivesLater() async {
+    @Test func aReusedTargetNeverShowsTheOldImageEvenIfItArrivesLater() async throws {
         // A second requester keeps the cat download alive after the cell moves on.
         let other = RecordingImageTarget()
         client.setImage(on: other, from: cat, placeholder: nil)
@@ -134,19 +135,19 @@ import Testing
         let catDownload = await loader.waitForTask(for: cat)
         let dogDownload = await loader.waitForTask(for: dog)
         dogDownload.complete()
-        await drain(until: { cell.current == dogImage })
+        try await drain(until: { cell.current == dogImage })
         catDownload.complete()                // the old image arrives last
-        await drain(until: { other.current == catImage })
+        try await drain(until: { other.current == catImage })
         #expect(cell.displayed == [placeholder, placeholder, dogImage])
         #expect(!cell.displayed.contains(catImage))
     }
 
-    @Test func nilURLCancelsAndClears() async {
+    @Test func nilURLCancelsAndClears() async throws {
         let target = RecordingImageTarget()
         client.setImage(on: target, from: cat, placeholder: placeholder)
         let download = await loader.waitForTask(for: cat)
         client.setImage(on: target, from: nil, placeholder: nil)
-        await drain(until: { download.isCancelled })
+        try await drain(until: { download.isCancelled })
         #expect(target.current == nil)
         #expect(client.trackedTargetCount == 0)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 
 @Suite struct ImageDecoderRegistryTests {
     let png = MockImageDecoder(returning: TestImages.solid(width: 1, height: 1))

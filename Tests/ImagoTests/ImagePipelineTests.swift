@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,7 +42,7 @@ import FoundationNetworking
         let tasks = (0..<1_000).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
         let download = await loader.waitForTask(for: url)
         // Every request has joined the one decode before the bytes arrive.
-        await eventually { pipeline.statistics.mergedDecodes == 999 }
+        try await eventually { pipeline.statistics.mergedDecodes == 999 }
         download.complete()
         for task in tasks {
             #expect(try await task.response.image == TestImages.gradient(width: 8, height: 6))
@@ -58,7 +59,7 @@ import FoundationNetworking
         let small = pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 64))
         let large = pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 512))
         let download = await loader.waitForTask(for: url)
-        await eventually { pipeline.statistics.decodes == 2 }
+        try await eventually { pipeline.statistics.decodes == 2 }
         download.complete()
         _ = try await (small.response, large.response)
         #expect(loader.tasks.count == 1)
@@ -73,7 +74,7 @@ import FoundationNetworking
         let second = pipeline.imageTask(for: ImageRequest(url: url, processors: [a, c]))
         let third = pipeline.imageTask(for: ImageRequest(url: url, processors: [a, b]))
         let download = await loader.waitForTask(for: url)
-        await eventually { pipeline.statistics.processing == 3 }
+        try await eventually { pipeline.statistics.processing == 3 }
         download.complete()
         _ = try await (first.response, second.response, third.response)
         #expect(decoder.calls.count == 1)
@@ -101,7 +102,7 @@ import FoundationNetworking
         let download = await loader.waitForTask(for: url)
         for task in tasks { task.cancel() }
         for task in tasks { #expect(await caughtError { try await task.response } is CancellationError) }
-        await eventually { download.isCancelled }
+        try await eventually { download.isCancelled }
         #expect(download.isCancelled)
         #expect(decoder.calls.isEmpty)
         #expect(memory.count == 0)
@@ -112,10 +113,10 @@ import FoundationNetworking
         for url in urls { loader.stub(url, MockResponse.image(TestImages.pngSignature).held()) }
         let pipeline = pipeline(downloads: 2)
         let tasks = urls.map { pipeline.imageTask(for: ImageRequest(url: $0)) }
-        await eventually { loader.tasks.count == 2 }
+        try await eventually { loader.tasks.count == 2 }
         #expect(loader.tasks.count == 2)
         loader.tasks[0].complete()
-        await eventually { loader.tasks.count == 3 }
+        try await eventually { loader.tasks.count == 3 }
         #expect(loader.tasks.count == 3)
         for url in urls { loader.stub(url, .image(TestImages.pngSignature)) }
         loader.tasks.forEach { $0.complete() }
@@ -138,7 +139,7 @@ import FoundationNetworking
         for (name, priority) in zip(names, priorities) {
             tasks.append(pipeline.imageTask(for: ImageRequest(url: URL(string: "https://img.example/\(name).png")!, priority: priority)))
         }
-        await eventually { pipeline.statistics.downloads == 5 }
+        try await eventually { pipeline.statistics.downloads == 5 }
         tasks[3].setPriority(.veryHigh)      // the last one jumps the queue
         blocking.complete()
         _ = try await first.response
@@ -158,7 +159,7 @@ import FoundationNetworking
             maximumConcurrentDownloads: 1, maximumConcurrentDecodes: 1, workQueue: DispatchQueue(label: "decode")
         ))
         let tasks = urls.map { pipeline.imageTask(for: ImageRequest(url: $0)) }
-        await eventually { gate.waiting == 1 && loader.tasks.count == 2 }
+        try await eventually { gate.waiting == 1 && loader.tasks.count == 2 }
         #expect(loader.tasks.count == 2)
         gate.open()
         for task in tasks { _ = try await task.response }
@@ -191,7 +192,7 @@ import FoundationNetworking
             pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 32)), // joins the download only
         ]
         let download = await loader.waitForTask(for: url)
-        await eventually { pipeline.statistics.mergedProcessing == 2 && pipeline.statistics.mergedDownloads == 1 }
+        try await eventually { pipeline.statistics.mergedProcessing == 2 && pipeline.statistics.mergedDownloads == 1 }
         download.complete()
         for task in tasks { _ = try await task.response }
         let counts = { (s: ImagePipeline.Statistics) in [s.downloads, s.decodes, s.processing, s.mergedDownloads, s.mergedDecodes, s.mergedProcessing] }
@@ -209,7 +210,7 @@ import FoundationNetworking
         let plain = (0..<3).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
         let processed = (0..<3).map { _ in pipeline.imageTask(for: ImageRequest(url: url, maximumPixelSize: 8, processors: [a, b])) }
         let download = await loader.waitForTask(for: url)
-        await eventually { pipeline.statistics.mergedDecodes == 2 && pipeline.statistics.mergedProcessing == 2 }
+        try await eventually { pipeline.statistics.mergedDecodes == 2 && pipeline.statistics.mergedProcessing == 2 }
         download.complete()
         for task in plain + processed { _ = try await task.response }
         #expect(Set(recording.stores) == [
@@ -226,7 +227,7 @@ import FoundationNetworking
         let processed = pipeline.imageTask(for: ImageRequest(url: url, processors: [a]))   // starts the decode
         let download = await loader.waitForTask(for: url)
         let plain = pipeline.imageTask(for: ImageRequest(url: url))                         // joins it
-        await eventually { pipeline.statistics.mergedDecodes == 1 }
+        try await eventually { pipeline.statistics.mergedDecodes == 1 }
         download.complete()
         _ = try await processed.response
         _ = try await plain.response
@@ -340,7 +341,7 @@ import FoundationNetworking
         let download = await loader.waitForTask(for: url)
         call.cancel()
         #expect(await caughtError { try await call.value } is CancellationError)
-        await eventually { download.isCancelled }
+        try await eventually { download.isCancelled }
         #expect(download.isCancelled)
     }
 }

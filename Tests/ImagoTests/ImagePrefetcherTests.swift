@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 
 @Suite(.timeLimit(.minutes(1))) struct ImagePrefetcherTests {
     let loader = MockDataLoader()
@@ -21,7 +22,7 @@ import Testing
         loader.stub(url, .data(TestImages.pngSignature, contentType: "image/png", headers: ["Cache-Control": "max-age=60"]))
         let prefetcher = ImagePrefetcher(pipeline: pipeline)
         prefetcher.startPrefetching([ImageRequest(url: url)])
-        await eventually { prefetcher.activeCount == 0 }
+        try await eventually { prefetcher.activeCount == 0 }
         #expect(try await pipeline.image(for: ImageRequest(url: url)).source == .memory)
         #expect(loader.tasks.count == 1)
     }
@@ -30,7 +31,7 @@ import Testing
         loader.stub(url, .data(TestImages.pngSignature, contentType: "image/png", headers: ["Cache-Control": "max-age=60"]))
         let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
         prefetcher.startPrefetching([ImageRequest(url: url)])
-        await eventually { prefetcher.activeCount == 0 }
+        try await eventually { prefetcher.activeCount == 0 }
         #expect(disk.keys == [try #require(pipeline.dataCacheKey(for: ImageRequest(url: url)))])
         #expect(memory.count == 0)
         #expect(try await pipeline.image(for: ImageRequest(url: url)).source == .disk)
@@ -43,7 +44,7 @@ import Testing
         let download = await loader.waitForTask(for: url)
         #expect(loader.tasks.count == 1)
         prefetcher.stopPrefetching([ImageRequest(url: url)])
-        await eventually { download.isCancelled }
+        try await eventually { download.isCancelled }
         #expect(download.isCancelled)
         #expect(prefetcher.activeCount == 0)
     }
@@ -54,9 +55,9 @@ import Testing
         prefetcher.startPrefetching([ImageRequest(url: url)])
         let download = await loader.waitForTask(for: url)
         let real = pipeline.imageTask(for: ImageRequest(url: url, priority: .high))
-        await eventually { pipeline.statistics.mergedDecodes == 1 }   // the real request has joined
+        try await eventually { pipeline.statistics.mergedDecodes == 1 }   // the real request has joined
         prefetcher.stopAll()
-        await eventually { prefetcher.activeCount == 0 }
+        try await eventually { prefetcher.activeCount == 0 }
         #expect(!download.isCancelled)
         download.complete()
         #expect(try await real.response.source == .network)

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

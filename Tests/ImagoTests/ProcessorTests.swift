@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 
 /// The processors of the canvas, sharpen, orientation, trim, crop and
 /// composite operations: each does what its `Image` method does, their
@@ -187,7 +188,7 @@ import Testing
         let pixelated = pipeline.imageTask(for: ImageRequest(url: url, processors: [trim, pixelate]))
         let download = await loader.waitForTask(for: url)
         // The trim, the sharpen and the pixelate: three runs, the trim shared.
-        await eventually { pipeline.statistics.processing == 3 }
+        try await eventually { pipeline.statistics.processing == 3 }
         download.complete()
         let (first, second) = try await (sharpened.response.image, pixelated.response.image)
         #expect(decoder.calls.count == 1)

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -153,12 +154,12 @@ import FoundationNetworking
         #expect(mock.cancelledRequests.count == 1)
     }
 
-    @Test func cancellingDuringTheWaitThrowsCancellationAndStartsNoOtherAttempt() async {
+    @Test func cancellingDuringTheWaitThrowsCancellationAndStartsNoOtherAttempt() async throws {
         mock.stub(url, sequence: [.status(503), .image(body)])
         let waiting = WaitingClock()
         let loader = RetryingDataLoader(wrapping: mock, policy: Self.predictable, time: waiting.timeSource)
         let task = Task { try await loader.data(for: URLRequest(url: url)) }
-        await waiting.waitForSleeper()
+        try await waiting.waitForSleeper()
         task.cancel()
         #expect(await caughtError { try await task.value } is CancellationError)
         #expect(mock.requests.count == 1, "no attempt after the cancel")
@@ -192,7 +193,7 @@ private final class WaitingClock: Sendable {
         })
     }
 
-    func waitForSleeper() async {
-        await eventually { sleepers.withLock { $0 } > 0 }
+    func waitForSleeper() async throws {
+        try await eventually { sleepers.withLock { $0 } > 0 }
     }
 }

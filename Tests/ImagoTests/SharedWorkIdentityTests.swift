@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -53,8 +54,8 @@ import FoundationNetworking
     }
 
     /// Waits until `count` requests reached the data stage (started or joined a download).
-    private func awaitDataStage(_ pipeline: ImagePipeline, count: Int) async {
-        await eventually {
+    private func awaitDataStage(_ pipeline: ImagePipeline, count: Int) async throws {
+        try await eventually {
             let statistics = pipeline.statistics
             return statistics.downloads + statistics.mergedDownloads == count
         }
@@ -79,9 +80,9 @@ import FoundationNetworking
         let pipeline = pipeline(credentialHeaders: named)
         let firstTask = pipeline.imageTask(for: request(first))
         let secondTask = pipeline.imageTask(for: request(second))
-        await awaitDataStage(pipeline, count: 2)
+        try await awaitDataStage(pipeline, count: 2)
         #expect(pipeline.statistics.mergedDownloads == 0)
-        await eventually { loader.tasks.count == 2 }
+        try await eventually { loader.tasks.count == 2 }
         for task in loader.tasks { task.complete() }
         // Each caller gets the bytes loaded with its own headers.
         let widthByHeaders = Dictionary(uniqueKeysWithValues: loader.tasks.enumerated().map { index, task in
@@ -116,8 +117,8 @@ import FoundationNetworking
         let pipeline = pipeline()
         let a = pipeline.imageTask(for: request(["Authorization": "Bearer A"], imageID: "avatar-42"))
         let b = pipeline.imageTask(for: request(["Authorization": "Bearer B"], imageID: "avatar-42"))
-        await eventually { pipeline.statistics.mergedDecodes == 1 }
-        await eventually { loader.tasks.count == 1 }
+        try await eventually { pipeline.statistics.mergedDecodes == 1 }
+        try await eventually { loader.tasks.count == 1 }
         loader.tasks.forEach { $0.complete() }
         #expect(try await a.response.image.width == 4)
         #expect(try await b.response.image.width == 4)
@@ -139,7 +140,7 @@ import FoundationNetworking
         let onlyCached = pipeline.imageTask(for: request(policy: .onlyCached))
         await queue.waitForWork()
         let ordinary = pipeline.imageTask(for: request())
-        await awaitDataStage(pipeline, count: 2)
+        try await awaitDataStage(pipeline, count: 2)
         let worker = Task { while !Task.isCancelled { _ = queue.runAll(); try? await Task.sleep(nanoseconds: 1_000_000) } }
         defer { worker.cancel() }
         let error = await caughtError { try await onlyCached.response } as? ImagePipelineError

@@ -6,6 +6,7 @@ import ImagoTesting
 import FaultInjection
 import LoopbackServer
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

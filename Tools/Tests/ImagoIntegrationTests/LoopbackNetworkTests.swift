@@ -5,6 +5,7 @@ import ImagoTesting
 import FaultInjection
 import LoopbackServer
 import Testing
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -226,13 +227,5 @@ final class ProgressLog: Sendable {
     var values: [LoadingProgress] { storage.withLock { $0 } }
 }
 
-func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
-}
 
 
