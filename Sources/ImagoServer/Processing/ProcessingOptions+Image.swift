@@ -4,13 +4,14 @@ import Imago
 import ImagoCodecs
 
 extension ProcessingOptions {
-    /// The image the options ask for, in imgproxy's order: trimmed, turned
-    /// and mirrored, cut by ``crop``, resampled once and cut to the box as
+    /// The image the options ask for, made by the render's declared steps
+    /// (``RenderStep/all``) in imgproxy's order: trimmed, turned and
+    /// mirrored, cut by ``crop``, resampled once and cut to the box as
     /// ``ResizePlan`` says (a `smart` crop keeps the most detailed part),
-    /// blurred, extended, padded and watermarked. Animated sources give their first
-    /// frame. Transparent pixels stay transparent unless ``background`` is
-    /// set: ``flattened(_:for:)`` then, or for a format without alpha,
-    /// composites them.
+    /// blurred, sharpened and pixelated, extended, padded and watermarked.
+    /// Animated sources give their first frame. Transparent pixels stay
+    /// transparent unless ``background`` is set: ``flattened(_:for:)``
+    /// then, or for a format without alpha, composites them.
     ///
     /// - Parameters:
     ///   - watermark: The server's watermark image, drawn as ``watermark``
@@ -23,67 +24,17 @@ extension ProcessingOptions {
     /// then throws instead of returning it.
     public func apply(to source: Image, maximumSide: Int = ImageServerPath.maximumOutputSide,
                       watermark: Image? = nil, watermarkOpacity: Double = 1) -> Image {
-        var image = source.firstFrame
-        if let trim {
-            image = image.trimmed(trim.color.map(TrimReference.color) ?? .topLeftPixel, threshold: trim.threshold,
-                                  equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)
+        let image = source.firstFrame
+        var state = RenderState(
+            image: image, options: self, maximumSide: maximumSide, watermark: watermark, watermarkOpacity: watermarkOpacity,
+            plan: ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
+        )
+        for step in RenderStep.all {
+            // Past the deadline, the steps left would be wasted: the result is dropped.
+            if WorkDeadline.currentHasPassed { break }
+            step.run(&state)
         }
-        // Past the deadline, the steps left would be wasted: the result is dropped.
-        if WorkDeadline.currentHasPassed { return image }
-        let plan = ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: self, maximumSide: maximumSide)
-        image = image.rotated(degrees: rotation).flipped(horizontally: flipsHorizontally, vertically: flipsVertically)
-        if plan.cropsSource {
-            let gravity = crop?.gravity ?? self.gravity
-            let origin = gravity == .smart
-                ? image.smartCropOrigin(width: plan.sourceCropWidth, height: plan.sourceCropHeight, strategy: .entropy)
-                : plan.sourceCropOrigin
-            image = image.cropped(x: origin.x, y: origin.y, width: plan.sourceCropWidth, height: plan.sourceCropHeight)
-        }
-        if plan.crops && Double(plan.scaledWidth) * Double(plan.scaledHeight) > Double(Self.intermediatePixelLimit) {
-            // Resampling the whole part first would take more memory than
-            // the result is worth (`rs:fill:8192:100:1` on a tall source):
-            // cut the window that becomes the kept part from the source and
-            // resample only that. (A `smart` crop is centred here.)
-            let origin = gravity == .smart
-                ? ((plan.scaledWidth - plan.width) / 2, (plan.scaledHeight - plan.height) / 2)
-                : plan.cropOrigin
-            let scaleX = Double(image.width) / Double(plan.scaledWidth)
-            let scaleY = Double(image.height) / Double(plan.scaledHeight)
-            let left = min(image.width - 1, Int(Double(origin.0) * scaleX))
-            let top = min(image.height - 1, Int(Double(origin.1) * scaleY))
-            let right = max(left + 1, min(image.width, Int((Double(origin.0 + plan.width) * scaleX).rounded(.up))))
-            let bottom = max(top + 1, min(image.height, Int((Double(origin.1 + plan.height) * scaleY).rounded(.up))))
-            image = image.cropped(x: left, y: top, width: right - left, height: bottom - top)
-                .resized(width: plan.width, height: plan.height)
-        } else {
-            if gravity == .smart && plan.crops {
-                // Resampled first; then the most detailed part of that size is kept.
-                image = image.resized(width: plan.scaledWidth, height: plan.scaledHeight)
-                    .cropped(to: .pixels(width: plan.width, height: plan.height), anchor: .smart(.entropy))
-            } else {
-                image = image.resized(to: plan.geometry)
-            }
-        }
-        // Past the deadline, the steps left would be wasted: the result is dropped.
-        if WorkDeadline.currentHasPassed { return image }
-        if let blur, blur > 0 { image = image.blurred(sigma: blur) }
-        if let sharpen, sharpen > 0, !WorkDeadline.currentHasPassed { image = image.sharpened(sigma: sharpen) }
-        if let pixelate, pixelate > 1, !WorkDeadline.currentHasPassed { image = image.pixelated(blockSize: pixelate) }
-        // Past the deadline, the steps left would be wasted: the result is dropped.
-        if WorkDeadline.currentHasPassed { return image }
-        if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
-            let origin = plan.canvasOrigin
-            image = image.placed(onWidth: plan.canvasWidth, height: plan.canvasHeight, x: origin.x, y: origin.y,
-                                 background: background ?? .clear)
-        }
-        if !plan.padding.isZero {
-            image = image.placed(onWidth: plan.resultWidth, height: plan.resultHeight,
-                                 x: plan.padding.left, y: plan.padding.top, background: background ?? .clear)
-        }
-        if let placement = self.watermark, let watermark {
-            image = placement.draw(watermark, over: image, opacity: min(1, placement.opacity * watermarkOpacity), dpr: plan.effectiveDPR)
-        }
-        return image
+        return state.image
     }
 
     /// The most pixels an image is resampled to before the cut to the box
