@@ -243,7 +243,7 @@ let package = Package(
         .testTarget(
             name: "ImagoTests",
             dependencies: [
-                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses", "TestSupport",
+                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses", "TestSupport", "ImageFixtures",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -255,6 +255,8 @@ let package = Package(
         // blocking (and tied to the test process), and hostile sources.
         .target(name: "SharedState", path: "Tests/Support/SharedState", swiftSettings: swiftSettings),
         .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: swiftSettings),
+        // Images made in code for the processing tests, the library's and the server's.
+        .target(name: "ImageFixtures", dependencies: ["Imago"], path: "Tests/Support/ImageFixtures", swiftSettings: swiftSettings),
         .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses", swiftSettings: swiftSettings),
         .target(
             name: "LoopbackServer",
@@ -287,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient", "TestSupport",
+                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient", "TestSupport", "ImageFixtures",
                 .target(name: "LoopbackServer", condition: serverTestsOnly),
                 .target(name: "FaultInjection", condition: serverTestsOnly),
                 .target(name: "SharedState", condition: serverTestsOnly),

@@ -1,4 +1,5 @@
 #if Server && os(Linux)
+import ImageFixtures
 import Foundation
 import HummingbirdTesting
 import Imago
@@ -26,7 +27,7 @@ import Testing
     func eachLongLoopStopsOnceTheDeadlineHasPassed(options: String) throws {
         let parsed = try parse(options)
         // A trim needs a border to find: the photo framed in white.
-        let source = options.hasPrefix("t:") ? Self.framed(Self.photo) : Self.photo
+        let source = options.hasPrefix("t:") ? ProcessingFixtures.framed(Self.photo) : Self.photo
         let whole = parsed.apply(to: source, watermark: Self.mark)
         let passed = WorkDeadline(uptimeNanoseconds: 0)
         let stopped = WorkDeadline.$current.withValue(passed) { parsed.apply(to: source, watermark: Self.mark) }
@@ -66,18 +67,6 @@ import Testing
             }
             #expect(next.status == .ok, "the worker was free again: \(next.errorCode ?? "")")
         }
-    }
-
-    /// `image` centred on a white canvas 40 px larger each way.
-    static func framed(_ image: Image) -> Image {
-        let rgba = image.converted(to: .rgba8)
-        let width = image.width + 40
-        var pixels = [UInt8](repeating: 255, count: width * (image.height + 40) * 4)
-        for y in 0..<image.height {
-            let from = y * image.width * 4, to = ((y + 20) * width + 20) * 4
-            pixels.replaceSubrange(to..<to + image.width * 4, with: rgba.pixels[from..<from + image.width * 4])
-        }
-        return Image(width: width, height: image.height + 40, pixelFormat: .rgba8, pixels: pixels)
     }
 
     @Test func nestedDeadlinesKeepTheEarlier() throws {

@@ -1,4 +1,5 @@
 #if Server && os(Linux)
+import ImageFixtures
 import Imago
 import ImagoServer
 import Testing
@@ -73,7 +74,7 @@ import Testing
         let photo = Fixture.photo(width: 300, height: 200)
         switch kind {
         case .photo: return photo
-        case .framed: return DeadlineTests.framed(photo)
+        case .framed: return ProcessingFixtures.framed(photo)
         case .gray: return photo.converted(to: .gray8)
         case .transparent:
             var pixels = photo.pixels

@@ -1,4 +1,5 @@
 #if Server && os(Linux)
+import ImageFixtures
 import Foundation
 import Imago
 import ImagoServer
@@ -14,24 +15,6 @@ import Testing
         options.height = height
         options.gravity = gravity
         return options
-    }
-
-    /// 60x20: a flat grey left part and a detailed right third.
-    func flatThenDetailed() -> Image {
-        var pixels: [UInt8] = []
-        var seed: UInt32 = 12345
-        for _ in 0..<20 {
-            for x in 0..<60 {
-                if x < 40 {
-                    pixels += [128, 128, 128, 255]
-                } else {
-                    seed = seed &* 1_103_515_245 &+ 12345
-                    let value = UInt8(truncatingIfNeeded: seed >> 16)
-                    pixels += [value, value &+ 60, value &+ 120, 255]
-                }
-            }
-        }
-        return Image(width: 60, height: 20, pixelFormat: .rgba8, pixels: pixels)
     }
 
     @Test func fitAndFillGiveThePlannedSizes() {
@@ -54,7 +37,7 @@ import Testing
     }
 
     @Test func smartGravityKeepsTheDetailedPart() {
-        let source = flatThenDetailed()
+        let source = ProcessingFixtures.flatThenDetailed()
         let smart = options(.fill, 20, 20, gravity: .smart).apply(to: source)
         #expect((smart.width, smart.height) == (20, 20))
         #expect(Array(smart.pixels[0..<4]) == Array(source.pixels[40 * 4..<40 * 4 + 4]), "the crop starts where the detail does")
@@ -63,7 +46,7 @@ import Testing
     }
 
     @Test func blurSoftensDetailAndKeepsTheSize() {
-        let source = flatThenDetailed()
+        let source = ProcessingFixtures.flatThenDetailed()
         var blurred = ProcessingOptions()
         blurred.blur = 2
         let result = blurred.apply(to: source)

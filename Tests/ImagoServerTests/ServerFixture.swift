@@ -1,4 +1,5 @@
 #if Server && os(Linux)
+import ImageFixtures
 import Foundation
 import AsyncHTTPClient
 import HTTPTypes
@@ -14,16 +15,9 @@ import NIOCore
 /// Sources for the server tests: a loopback origin with a few real images,
 /// and the server mounted on a Hummingbird router.
 enum Fixture {
-    /// A 200x150 photo-like gradient.
+    /// A 200x150 photo-like gradient (``ProcessingFixtures/photo(width:height:varyingAlpha:)``).
     static func photo(width: Int = 200, height: Int = 150) -> Image {
-        var pixels = [UInt8]()
-        pixels.reserveCapacity(width * height * 4)
-        for y in 0..<height {
-            for x in 0..<width {
-                pixels += [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x + y) % 256), 255]
-            }
-        }
-        return Image(width: width, height: height, pixels: pixels)
+        ProcessingFixtures.photo(width: width, height: height)
     }
 
     static let jpeg = try! ImageEncoders.jpeg(quality: 90).encode(photo())

@@ -1,5 +1,6 @@
 #if Server && os(Linux)
 import Foundation
+import ImageFixtures
 import Imago
 import ImagoServer
 import Testing
@@ -7,25 +8,7 @@ import Testing
 /// `trim`, on images shaped like imgproxy's own trim fixtures, with the
 /// sizes its tests expect.
 @Suite struct TrimTests {
-    /// 350x250 white, with five nested rectangles of darker gray: the k-th
-    /// starts 15k - 5 pixels from the left and top edges and 15k + 5 from
-    /// the right and bottom ones, and differs from white by 50, 125, 175,
-    /// 210 and 240.
-    static let rings: Image = {
-        let (width, height) = (350, 250)
-        var pixels = [UInt8](repeating: 255, count: width * height * 3)
-        for (k, difference) in zip(1...5, [50, 125, 175, 210, 240]) {
-            let near = 15 * k - 5, far = 15 * k + 5
-            for y in near..<(height - far) {
-                for x in near..<(width - far) {
-                    for channel in 0..<3 { pixels[(y * width + x) * 3 + channel] = UInt8(255 - difference) }
-                }
-            }
-        }
-        return Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
-    }()
-
-    func trimmed(_ options: String, _ image: Image = rings) throws -> Image {
+    func trimmed(_ options: String, _ image: Image = ProcessingFixtures.rings) throws -> Image {
         try ImageServerPath(parsing: "/insecure/\(options)/plain/http%3A%2F%2Fx%2Fa.png").options.apply(to: image)
     }
 

@@ -1,3 +1,4 @@
+import ImageFixtures
 import Foundation
 import Imago
 import ImagoTesting

@@ -1,3 +1,4 @@
+import ImageFixtures
 import Imago
 import ImagoTesting
 import Testing

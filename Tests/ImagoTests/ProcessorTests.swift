@@ -1,3 +1,4 @@
+import ImageFixtures
 import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting

@@ -1,3 +1,4 @@
+import ImageFixtures
 import Imago
 import ImagoTesting
 import Testing
@@ -6,24 +7,6 @@ import Testing
 /// server's tests, without its URLs), transparency, a given colour, equal
 /// cuts, and animations.
 @Suite struct TrimTests {
-    /// 350x250 white, with five nested rectangles of darker gray: the k-th
-    /// starts 15k - 5 pixels from the left and top edges and 15k + 5 from
-    /// the right and bottom ones, and differs from white by 50, 125, 175,
-    /// 210 and 240.
-    static let rings: Image = {
-        let (width, height) = (350, 250)
-        var pixels = [UInt8](repeating: 255, count: width * height * 3)
-        for (k, difference) in zip(1...5, [50, 125, 175, 210, 240]) {
-            let near = 15 * k - 5, far = 15 * k + 5
-            for y in near..<(height - far) {
-                for x in near..<(width - far) {
-                    for channel in 0..<3 { pixels[(y * width + x) * 3 + channel] = UInt8(255 - difference) }
-                }
-            }
-        }
-        return Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
-    }()
-
     struct Case: Sendable, CustomTestStringConvertible {
         /// The server's option it ports.
         let option: String
@@ -51,20 +34,20 @@ import Testing
 
     @Test(arguments: cases)
     func theThresholdFindsEachBorder(_ trim: Case) throws {
-        let image = Self.rings.trimmed(trim.reference, threshold: trim.threshold,
+        let image = ProcessingFixtures.rings.trimmed(trim.reference, threshold: trim.threshold,
                                        equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)
         #expect("\(image.width)x\(image.height)" == "\(trim.size.0)x\(trim.size.1)")
         #expect(image.pixelFormat == .rgb8)
         #expect(try ImageProcessors.Trim(trim.reference, threshold: trim.threshold, equalHorizontal: trim.equalHorizontal,
-                                         equalVertical: trim.equalVertical).process(Self.rings) == image)
+                                         equalVertical: trim.equalVertical).process(ProcessingFixtures.rings) == image)
     }
 
     @Test func theCutStartsAtTheFirstRingItKeeps() {
-        let image = Self.rings.trimmed(threshold: 5)
+        let image = ProcessingFixtures.rings.trimmed(threshold: 5)
         // The first ring spans 10..<330 and 10..<230.
-        #expect(image == Self.rings.cropped(x: 10, y: 10, width: 320, height: 220))
+        #expect(image == ProcessingFixtures.rings.cropped(x: 10, y: 10, width: 320, height: 220))
         #expect(image.pixel(x: 0, y: 0) == [205, 205, 205])
-        #expect(Self.rings.trimmed(threshold: 250) == Self.rings)
+        #expect(ProcessingFixtures.rings.trimmed(threshold: 250) == ProcessingFixtures.rings)
     }
 
     /// 20x10, transparent (with stray colours) except an 8x6 opaque blue block at (6, 2).
@@ -86,7 +69,7 @@ import Testing
     }
 
     @Test func transparencyOnAnImageWithoutAlphaReturnsItWhole() {
-        #expect(Self.rings.trimmed(.transparency) == Self.rings)
+        #expect(ProcessingFixtures.rings.trimmed(.transparency) == ProcessingFixtures.rings)
         let gray = Image(width: 12, height: 12, pixelFormat: .gray8, pixels: (0..<144).map { $0 / 12 > 3 && $0 / 12 < 8 ? 0 : 255 })
         #expect(gray.trimmed(.transparency) == gray)
     }

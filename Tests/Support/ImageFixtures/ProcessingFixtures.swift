@@ -1,10 +1,11 @@
 import Imago
 
 /// Images made in code for the processing operations' tests (canvas,
-/// sharpen, orientation, trim, crop, composite, processors, deadlines).
-enum ProcessingFixtures {
+/// sharpen, orientation, trim, crop, composite, processors, deadlines),
+/// the library's and the image server's alike.
+public enum ProcessingFixtures {
     /// A `width` x `height` image of one pixel value, in any format.
-    static func uniform(width: Int, height: Int, _ pixel: [UInt8], format: PixelFormat) -> Image {
+    public static func uniform(width: Int, height: Int, _ pixel: [UInt8], format: PixelFormat) -> Image {
         precondition(pixel.count == format.bytesPerPixel)
         return Image(width: width, height: height, pixelFormat: format,
                      pixels: Array(repeatElement(pixel, count: width * height).joined()))
@@ -13,7 +14,7 @@ enum ProcessingFixtures {
     /// An RGB image whose pixel at x, y is `[x, y, (7x + 13y) % 256]`:
     /// every pixel of an image up to 256 on a side differs, and says where
     /// it came from.
-    static func numbered(width: Int, height: Int) -> Image {
+    public static func numbered(width: Int, height: Int) -> Image {
         var pixels = [UInt8]()
         pixels.reserveCapacity(width * height * 3)
         for y in 0..<height {
@@ -25,7 +26,7 @@ enum ProcessingFixtures {
     /// A photo-like RGBA image (the server tests' fixture): red grows across,
     /// green down, blue wraps along the diagonals. With `varyingAlpha`, the
     /// alpha goes from 255 down to 192 across every 64 columns.
-    static func photo(width: Int = 300, height: Int = 200, varyingAlpha: Bool = false) -> Image {
+    public static func photo(width: Int = 300, height: Int = 200, varyingAlpha: Bool = false) -> Image {
         var pixels = [UInt8]()
         pixels.reserveCapacity(width * height * 4)
         for y in 0..<height {
@@ -38,7 +39,7 @@ enum ProcessingFixtures {
     }
 
     /// `image` (as RGBA) centred on an opaque white canvas `border` pixels larger on each side.
-    static func framed(_ image: Image, border: Int = 20) -> Image {
+    public static func framed(_ image: Image, border: Int = 20) -> Image {
         let rgba = image.converted(to: .rgba8)
         let width = image.width + 2 * border
         var pixels = [UInt8](repeating: 255, count: width * (image.height + 2 * border) * 4)
@@ -49,9 +50,27 @@ enum ProcessingFixtures {
         return Image(width: width, height: image.height + 2 * border, pixelFormat: .rgba8, pixels: pixels)
     }
 
+    /// 350x250 white, with five nested rectangles of darker gray (imgproxy's
+    /// trim fixture): the k-th starts 15k - 5 pixels from the left and top
+    /// edges and 15k + 5 from the right and bottom ones, and differs from
+    /// white by 50, 125, 175, 210 and 240.
+    public static let rings: Image = {
+        let (width, height) = (350, 250)
+        var pixels = [UInt8](repeating: 255, count: width * height * 3)
+        for (k, difference) in zip(1...5, [50, 125, 175, 210, 240]) {
+            let near = 15 * k - 5, far = 15 * k + 5
+            for y in near..<(height - far) {
+                for x in near..<(width - far) {
+                    for channel in 0..<3 { pixels[(y * width + x) * 3 + channel] = UInt8(255 - difference) }
+                }
+            }
+        }
+        return Image(width: width, height: height, pixelFormat: .rgb8, pixels: pixels)
+    }()
+
     /// A 60x20 RGBA image: a flat gray left part (40 columns), and a
     /// detailed right part (20 columns of pseudo-random colours).
-    static func flatThenDetailed() -> Image {
+    public static func flatThenDetailed() -> Image {
         var pixels: [UInt8] = []
         var seed: UInt32 = 12345
         for _ in 0..<20 {
@@ -69,7 +88,7 @@ enum ProcessingFixtures {
     }
 
     /// The pixel at `x`, `y` of frame `frame` (``Image/pixel(x:y:)`` reads the first only).
-    static func pixel(_ image: Image, frame: Int, x: Int, y: Int) -> [UInt8] {
+    public static func pixel(_ image: Image, frame: Int, x: Int, y: Int) -> [UInt8] {
         let bpp = image.pixelFormat.bytesPerPixel
         let start = y * image.bytesPerRow + x * bpp
         return Array(image.frames[frame].pixels[start..<start + bpp])
@@ -77,7 +96,7 @@ enum ProcessingFixtures {
 
     /// A `frames`-frame animation of `width` x `height` RGB frames, frame `k`
     /// all `colours[k]`, shown for `0.1 * (k + 1)` seconds, looping twice.
-    static func animation(width: Int, height: Int, colours: [[UInt8]]) -> Image {
+    public static func animation(width: Int, height: Int, colours: [[UInt8]]) -> Image {
         let frames = colours.enumerated().map { k, colour in
             ImageFrame(pixels: Array(repeatElement(colour, count: width * height).joined()), duration: 0.1 * Double(k + 1))
         }
