@@ -152,25 +152,22 @@ extension ImageServerEngine {
         }
     }
 
-    /// The source's bytes as they are, when their format is one `options`
-    /// skips and the path names no other format (as imgproxy: the format
-    /// the client negotiates does not count); `nil` otherwise. Skipped
-    /// bytes are still checked: their header must open and stay within the
-    /// pixel and frame limits.
-    func skipped(
-        _ bytes: SourceBytes, options: ProcessingOptions,
-        requestedFormat: ProcessingOptions.OutputFormat?, job: SharedJob<RenderedImage>
-    ) async throws -> RenderedImage? {
+    /// The source's bytes as they are, when their format is one the
+    /// options skip and the path names no other format (as imgproxy: the
+    /// format the client negotiates does not count); `nil` otherwise.
+    /// Skipped bytes are still checked: their header (read once, by the
+    /// stage) must open and stay within the pixel and frame limits.
+    func skipped(_ input: RenderInput) throws -> RenderedImage? {
+        let (bytes, options, requestedFormat) = (input.bytes, input.options, input.key.requestedFormat)
         guard let sourceFormat = ImageFormat(sniffing: bytes.data), options.skipProcessingFormats.contains(sourceFormat),
               requestedFormat == nil || requestedFormat?.imageFormat == sourceFormat else { return nil }
         let limits = pipeline.configuration.decodingOptions
-        try await inSlot(of: job) { _ in
-            let info = try ImageDecoders.info(for: bytes.data)
-            guard info.frameCount <= limits.maximumFrameCount,
-                  info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= limits.maximumPixelCount
-            else {
-                throw ImageServerError(.sourceTooLarge, "the source is too large: \(info.width)x\(info.height), \(info.frameCount) frames")
-            }
+        // A header that did not parse is read again, for its error.
+        let info = try input.header ?? ImageDecoders.info(for: bytes.data)
+        guard info.frameCount <= limits.maximumFrameCount,
+              info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= limits.maximumPixelCount
+        else {
+            throw ImageServerError(.sourceTooLarge, "the source is too large: \(info.width)x\(info.height), \(info.frameCount) frames")
         }
         return RenderedImage(bytes.data, format: sourceFormat, from: bytes)
     }

@@ -50,8 +50,7 @@ extension ImageServerEngine {
         case .svgDocument:
             try await svgAnswer(input.bytes, options: input.options, job: input.job)
         case .skipProcessing:
-            input.options.skipProcessingFormats.isEmpty ? nil
-                : try await skipped(input.bytes, options: input.options, requestedFormat: input.key.requestedFormat, job: input.job)
+            input.options.skipProcessingFormats.isEmpty ? nil : try skipped(input)
         case .animation:
             try await animation(input)
         case .still:
