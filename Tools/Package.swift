@@ -67,6 +67,8 @@ let package = Package(
         .target(name: "TestSupport", swiftSettings: swiftSettings),
         // Child processes for the tests, awaited without blocking a thread of the test runner.
         .target(name: "ChildProcesses", swiftSettings: swiftSettings),
+        // A running `imago serve` for the tests that start one.
+        .target(name: "ServeProcess", dependencies: ["ChildProcesses"], swiftSettings: swiftSettings),
         // Test support: sources built to cost far more than their bytes, for the server's hostile tests.
         .target(name: "HostileInputs", dependencies: [imago, codecs, testing], swiftSettings: swiftSettings),
         // A scriptable HTTP/1.1 server on loopback: the demo's sample server, benchmarks, tests.
@@ -115,7 +117,15 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", "ChildProcesses", "HostileInputs", imago, codecs, testing, server],
+            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", "ChildProcesses", "ServeProcess", "HostileInputs", imago, codecs, testing, server],
+            swiftSettings: swiftSettings
+        ),
+        // imgproxy's own tests, ported as tables (Cases/*.json), run against `imago serve`.
+        .testTarget(
+            name: "ImgproxyParityTests",
+            dependencies: ["ImagoCLI", "LoopbackServer", "ChildProcesses", "ServeProcess", imago, codecs, testing, server,
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            exclude: ["Cases"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

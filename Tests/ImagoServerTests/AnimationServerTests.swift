@@ -142,7 +142,7 @@ import Testing
         }
         long += [0x3B]
         let origin = try await Self.origin(["/long.gif": .ok(long, contentType: "image/gif")])
-        for (limit, status, frames) in [(25, 413, 0), (20, 200, 20), (1, 200, 1)] {
+        for (limit, status, frames) in [(25, 422, 0), (20, 200, 20), (1, 200, 1)] {
             try await Fixture.withServer(Fixture.configuration { $0.maximumAnimationFrames = limit }) { client, _ in
                 let response = try await get(client, "w:10", origin.url("/long.gif"), extension: "gif")
                 #expect(Int(response.status.code) == status, "limit \(limit)")

@@ -4,7 +4,7 @@ import ImagoServer
 import Testing
 
 /// Every option with malformed, out-of-range or absurd values (negative,
-/// 10^9, NaN, empty, too many arguments) is a 400 whose message names the
+/// 10^9, NaN, empty, too many arguments) is a 404 (imgproxy's "Invalid URL") whose message names the
 /// option.
 @Suite struct BadValuesTests {
     static let cases: [(segment: String, names: String)] = [
@@ -27,14 +27,14 @@ import Testing
         ("unknown:1", "unknown option"),
     ]
 
-    @Test func everyBadValueIsA400NamingTheOption() throws {
+    @Test func everyBadValueIsA404NamingTheOption() throws {
         var failures: [String] = []
         for (segment, names) in Self.cases {
             do {
                 _ = try ImageServerPath(parsing: "/insecure/\(segment)/plain/http%3A%2F%2Fx%2Fa.png")
                 failures.append("\(segment): accepted")
             } catch {
-                if error.status != 400 || error.code != .badOptions { failures.append("\(segment): \(error.status) \(error.code)") }
+                if error.status != 404 || error.code != .badOptions { failures.append("\(segment): \(error.status) \(error.code)") }
                 if !error.message.lowercased().contains(names.lowercased()) { failures.append("\(segment): \"\(error.message)\" does not name \(names)") }
                 let body = String(decoding: error.jsonBody, as: UTF8.self)
                 if !body.contains("\"code\":\"bad_options\"") { failures.append("\(segment): body \(body)") }

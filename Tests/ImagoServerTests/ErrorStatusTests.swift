@@ -23,26 +23,28 @@ import Testing
         #expect(response.header("Cache-Control") == "no-store", sourceLocation: sourceLocation)
     }
 
-    @Test func malformedPathsAre400() async throws {
+    /// imgproxy answers a malformed path or option 404 ("Invalid URL").
+    @Test func malformedPathsAre404() async throws {
         let origin = try await Fixture.origin()
         let source = origin.url("/a.jpg")
         try await Fixture.withServer(Fixture.configuration()) { client, _ in
             for options in ["rs:fit:0:-1", "w:1000000000", "rs:stretch:10:10", "unknown:1", "q:101", "bl:1e9", "g:middle", "rs:fit:10:10:maybe"] {
-                try await expectError(client, Fixture.path(options, source), status: .badRequest, code: "bad_options")
+                try await expectError(client, Fixture.path(options, source), status: .notFound, code: "bad_options")
             }
-            try await expectError(client, Fixture.path("", source, extension: "tiff"), status: .badRequest, code: "bad_options")
-            try await expectError(client, "/img/insecure/rs:fit:10:10/!!!not-base64!!!", status: .badRequest, code: "bad_options")
-            try await expectError(client, "/img/insecure/rs:fit:10:10/plain/", status: .badRequest, code: "bad_options")
-            try await expectError(client, "/img/insecure", status: .badRequest, code: "bad_options")
+            try await expectError(client, Fixture.path("", source, extension: "tiff"), status: .notFound, code: "bad_options")
+            try await expectError(client, "/img/insecure/rs:fit:10:10/!!!not-base64!!!", status: .notFound, code: "bad_options")
+            try await expectError(client, "/img/insecure/rs:fit:10:10/plain/", status: .notFound, code: "bad_options")
+            try await expectError(client, "/img/insecure", status: .notFound, code: "bad_options")
         }
         #expect(origin.requests.isEmpty)
     }
 
-    @Test func forbiddenSourcesAre403BeforeAnyConnection() async throws {
+    /// imgproxy answers a refused source 404 ("Invalid source URL").
+    @Test func forbiddenSourcesAre404BeforeAnyConnection() async throws {
         let origin = try await Fixture.origin()
         try await Fixture.withServer(Fixture.configuration { $0.sourcePolicy.allowedHosts = ["images.example"] }) { client, _ in
-            try await expectError(client, Fixture.path("w:10", origin.url("/a.jpg")), status: .forbidden, code: "forbidden_source")
-            try await expectError(client, Fixture.path("w:10", URL(string: "file:///etc/passwd")!), status: .forbidden, code: "forbidden_source")
+            try await expectError(client, Fixture.path("w:10", origin.url("/a.jpg")), status: .notFound, code: "forbidden_source")
+            try await expectError(client, Fixture.path("w:10", URL(string: "file:///etc/passwd")!), status: .notFound, code: "forbidden_source")
         }
         #expect(origin.requests.isEmpty)
     }
@@ -64,18 +66,18 @@ import Testing
         try await Fixture.withServer(Fixture.configuration()) { client, _ in
             let cases: [(String, HTTPResponse.Status, String)] = [
                 ("/missing.jpg", .notFound, "source_not_found"),
-                ("/gone.jpg", .notFound, "source_not_found"),
-                ("/page.html", .unsupportedMediaType, "source_not_an_image"),
+                ("/gone.jpg", .gone, "source_refused"),
+                ("/page.html", .unprocessableContent, "source_not_an_image"),
                 ("/corrupt.jpg", .unprocessableContent, "undecodable"),
-                ("/huge.png", .contentTooLarge, "source_too_large"),
-                ("/oversized.jpg", .contentTooLarge, "source_too_large"),
+                ("/huge.png", .unprocessableContent, "source_too_large"),
+                ("/oversized.jpg", .unprocessableContent, "source_too_large"),
                 ("/broken.jpg", .badGateway, "source_failed"),
-                ("/bomb.png", .contentTooLarge, "source_too_large"),
+                ("/bomb.png", .unprocessableContent, "source_too_large"),
             ]
             for (path, status, code) in cases {
                 try await expectError(client, Fixture.path("w:10", origin.url(path)), status: status, code: code)
             }
-            try await expectError(client, Fixture.path("w:10", closedURL), status: .badGateway, code: "source_failed")
+            try await expectError(client, Fixture.path("w:10", closedURL), status: .notFound, code: "source_unreachable")
         }
         withExtendedLifetime(closed) {}   // the port stays reserved until here
     }
@@ -114,7 +116,7 @@ import Testing
             $0.maximumAnimationFrames = 100
         }
         try await Fixture.withServer(configuration) { client, _ in
-            try await expectError(client, Fixture.path("w:10", origin.url("/long.gif")), status: .contentTooLarge, code: "source_too_large")
+            try await expectError(client, Fixture.path("w:10", origin.url("/long.gif")), status: .unprocessableContent, code: "source_too_large")
             #expect(cache.keys.isEmpty)
         }
     }
@@ -157,7 +159,7 @@ import Testing
                 async let first = concurrent.get(endless)
                 for _ in 0..<500 where origin.requestCount(for: "/endless.jpg") == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 let refused = try await concurrent.get(Fixture.path("w:10", origin.url("/a.jpg")))
-                #expect(refused.status == 503)
+                #expect(refused.status == 429)
                 #expect(refused.retryAfter == "1")
                 #expect(refused.errorCode == "saturated")
                 // The same image joins the job in progress instead of being refused.

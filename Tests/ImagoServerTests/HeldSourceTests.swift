@@ -43,7 +43,7 @@ import Testing
                 }
                 let stuck = try #require(pid, "the first render reached its rasterizer")
                 let refused = try await concurrent.get(Fixture.path("w:8", origin.url("/second.svg"), extension: "png"))
-                #expect(refused.status == 503)
+                #expect(refused.status == 429)
                 #expect(refused.errorCode == "saturated")
                 #expect(refused.retryAfter != nil)
                 let small = try await concurrent.get(Fixture.path("w:8", origin.url("/a.png")))

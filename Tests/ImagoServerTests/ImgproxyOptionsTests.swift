@@ -14,7 +14,7 @@ import Testing
 
     func rejects(_ options: String, mentioning words: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let error = #expect(throws: ImageServerError.self, sourceLocation: sourceLocation) { try parse(options) }
-        #expect(error?.status == 400, sourceLocation: sourceLocation)
+        #expect(error?.status == 404, sourceLocation: sourceLocation)   // imgproxy's "Invalid URL"
         #expect(error?.message.contains(words) == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
     }
 

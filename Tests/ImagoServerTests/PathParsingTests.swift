@@ -15,7 +15,7 @@ import Testing
     func rejects(_ path: String, mentioning words: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let error = #expect(throws: ImageServerError.self, sourceLocation: sourceLocation) { try ImageServerPath(parsing: path) }
         #expect(error?.code == .badOptions, sourceLocation: sourceLocation)
-        #expect(error?.status == 400, sourceLocation: sourceLocation)
+        #expect(error?.status == 404, sourceLocation: sourceLocation)   // imgproxy's "Invalid URL"
         #expect(error?.message.contains(words) == true, "\(error?.message ?? "")", sourceLocation: sourceLocation)
     }
 
@@ -145,9 +145,11 @@ import Testing
         let error = ImageServerError(.badOptions, "unknown option \"x\"")
         let body = try JSONSerialization.jsonObject(with: error.jsonBody) as? [String: [String: String]]
         #expect(body == ["error": ["code": "bad_options", "message": "unknown option \"x\""]])
-        let statuses = [ImageServerError.Code.badOptions, .badSignature, .forbiddenSource, .sourceNotFound, .sourceTooLarge,
-                        .sourceNotAnImage, .undecodable, .sourceFailed, .saturated, .sourceTimedOut].map(\.status)
-        #expect(statuses == [400, 403, 403, 404, 413, 415, 422, 502, 503, 504])
+        // imgproxy's statuses.
+        let statuses = [ImageServerError.Code.badOptions, .badSignature, .forbiddenOption, .optionNotAllowed, .forbiddenSource,
+                        .sourceNotFound, .sourceUnreachable, .sourceRefused(410), .sourceTooLarge, .sourceNotAnImage,
+                        .undecodable, .sourceIncomplete, .sourceFailed, .saturated, .timedOut, .sourceTimedOut].map(\.status)
+        #expect(statuses == [404, 403, 403, 404, 404, 404, 404, 410, 422, 422, 422, 422, 502, 429, 503, 504])
     }
 }
 #endif

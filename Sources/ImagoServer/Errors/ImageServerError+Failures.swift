@@ -43,6 +43,10 @@ extension ImageServerError {
             self.init(.sourceTooLarge, "the source is too large: \(loading.message)")
         case .timedOut:
             self.init(.sourceTimedOut, "the source timed out: \(loading.message)")
+        case .cannotConnect, .tooManyRedirects, .redirectLoop:
+            self.init(.sourceUnreachable, "the source is unreachable: \(loading.message)")
+        case .connectionLost:
+            self.init(.sourceIncomplete, "the source's response is incomplete: \(loading.message)")
         default:
             self.init(.sourceFailed, "the source failed: \(loading.message)")
         }
@@ -51,8 +55,10 @@ extension ImageServerError {
     private init(response: ResponseError) {
         // An error status says more than the type of the page that came with it.
         if let status = response.statusCode, !(200...299).contains(status) {
-            if status == 404 || status == 410 {
-                self.init(.sourceNotFound, "the source answered \(status)")
+            if status == 404 {
+                self.init(.sourceNotFound, "the source answered 404")
+            } else if (400...499).contains(status) {
+                self.init(.sourceRefused(status), "the source answered \(status)")
             } else {
                 self.init(.sourceFailed, "the source answered \(status)")
             }

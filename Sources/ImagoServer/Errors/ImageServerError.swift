@@ -16,33 +16,54 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
 
         public var description: String { name }
 
-        /// 400: the path or an option is malformed or unknown.
-        public static let badOptions = Code(name: "bad_options", status: 400)
-        /// 403: the signature is missing or wrong.
+        // The statuses are imgproxy's, so that a CDN in front of either
+        // server caches and alerts on the same answers.
+
+        /// 404 (imgproxy's "Invalid URL"): the path or an option is malformed or unknown.
+        public static let badOptions = Code(name: "bad_options", status: 404)
+        /// 403: the signature is missing or wrong, or the request lacks the
+        /// server's secret (``ImageServerConfiguration/secret``).
         public static let badSignature = Code(name: "bad_signature", status: 403)
-        /// 403: the path uses an option the server does not allow, such as a
-        /// security option (`max_result_dimension`) without
+        /// 403: the path uses a security option (`max_result_dimension`,
+        /// `max_src_resolution`...) without
         /// ``ImageServerConfiguration/allowsSecurityOptions``.
         public static let forbiddenOption = Code(name: "forbidden_option", status: 403)
-        /// 403: the source's scheme, host or address is not allowed.
-        public static let forbiddenSource = Code(name: "forbidden_source", status: 403)
+        /// 404: the path uses an option outside
+        /// ``ImageServerConfiguration/allowedOptions`` (imgproxy's
+        /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`).
+        public static let optionNotAllowed = Code(name: "option_not_allowed", status: 404)
+        /// 404 (imgproxy's "Invalid source URL"): the source's scheme, host or address is not allowed.
+        public static let forbiddenSource = Code(name: "forbidden_source", status: 404)
         /// 404: the path's `expires` time has passed.
         public static let expired = Code(name: "expired", status: 404)
         /// 403: the source's store refused access (S3: wrong credentials, no
         /// permission, a clock beyond its window).
         public static let sourceAccessDenied = Code(name: "source_access_denied", status: 403)
-        /// 404: the source answered 404 or 410.
+        /// 404: the source answered 404, or could not be reached at all (no
+        /// such host, connection refused), as imgproxy answers both.
         public static let sourceNotFound = Code(name: "source_not_found", status: 404)
-        /// 413: the source is too large, in bytes or in pixels.
-        public static let sourceTooLarge = Code(name: "source_too_large", status: 413)
-        /// 415: the source is not an image.
-        public static let sourceNotAnImage = Code(name: "source_not_an_image", status: 415)
-        /// 422: the source could not be decoded.
+        /// 404 (imgproxy's "Source is unreachable"): no connection could be
+        /// made to the source (no such host, refused), or its redirects looped
+        /// or went on too long.
+        public static let sourceUnreachable = Code(name: "source_unreachable", status: 404)
+        /// 422 (imgproxy's "Source response is incomplete"): the source's
+        /// connection closed before its body was whole.
+        public static let sourceIncomplete = Code(name: "source_incomplete", status: 422)
+        /// The source answered this 4xx status (other than 404), passed on as imgproxy does.
+        public static func sourceRefused(_ status: Int) -> Code { Code(name: "source_refused", status: status) }
+        /// 422 (imgproxy's "Invalid source image"): the source is too large, in bytes or in pixels.
+        public static let sourceTooLarge = Code(name: "source_too_large", status: 422)
+        /// 422: the source is not an image.
+        public static let sourceNotAnImage = Code(name: "source_not_an_image", status: 422)
+        /// 422: the source could not be decoded, or the result not encoded.
         public static let undecodable = Code(name: "undecodable", status: 422)
-        /// 502: the source failed or could not be reached.
+        /// 422 (imgproxy's "can't save"): the result cannot be written in the
+        /// format asked for, such as a raster source asked for as SVG.
+        public static let cannotWrite = Code(name: "cannot_write", status: 422)
+        /// 502: the source answered a 5xx status or broke off.
         public static let sourceFailed = Code(name: "source_failed", status: 502)
-        /// 503: the server is saturated; retry later.
-        public static let saturated = Code(name: "saturated", status: 503)
+        /// 429 (imgproxy's "Too many requests"): the server is saturated; retry later.
+        public static let saturated = Code(name: "saturated", status: 429)
         /// 503: the request passed the server's ``ImageServerConfiguration/timeout``
         /// (its queue wait, download and render together), as imgproxy answers
         /// a timeout; the render was stopped.

@@ -30,7 +30,7 @@ extension ImageServerEngine {
         guard SVGSanitizer.looksLikeSVG(bytes.data) else {
             guard !options.requestsSVG else {
                 let format = ImageFormat(sniffing: bytes.data).map { "a \($0.rawValue.uppercased()) image" } ?? "not an SVG document"
-                throw ImageServerError(.badOptions, "only an SVG source can be answered as svg, and this source is \(format)")
+                throw ImageServerError(.cannotWrite, "only an SVG source can be answered as svg, and this source is \(format)")
             }
             return nil
         }

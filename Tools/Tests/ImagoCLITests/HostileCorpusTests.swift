@@ -98,10 +98,10 @@ import Glibc
         // SVG answered as SVG: the CSS corpus comes back without the address.
         for name in documents { add("css", "", origin.url("/css/" + name).absoluteString, nil, [200, 422], forbidden: leak) }
         // Decode work and metadata.
-        add("scans", "w:20", origin.url("/scans.jpg").absoluteString, nil, [413])
-        add("scans", "w:20", origin.url("/scans-500.jpg").absoluteString, nil, [413])
-        add("grid", "w:20", origin.url("/grid.avif").absoluteString, "jpg", [413])
-        add("grid", "w:20", origin.url("/grid.heic").absoluteString, "jpg", [413])
+        add("scans", "w:20", origin.url("/scans.jpg").absoluteString, nil, [422])
+        add("scans", "w:20", origin.url("/scans-500.jpg").absoluteString, nil, [422])
+        add("grid", "w:20", origin.url("/grid.avif").absoluteString, "jpg", [422])
+        add("grid", "w:20", origin.url("/grid.heic").absoluteString, "jpg", [422])
         add("metadata", "w:8/sm:0", origin.url("/exif.png").absoluteString, "png", [200])
         add("metadata", "w:8", origin.url("/exif-small.png").absoluteString, "png", [200])
         // Memory: encoders at size, under the budget.
@@ -112,9 +112,9 @@ import Glibc
         add("watermark", "rs:force:600:600:1/wm:0.5:re:0:0:0.01", origin.url("/a.png").absoluteString, nil, [200])
         // Local sources: special files and ways out.
         for name in ["fifo.png", "out.png", "../../etc/passwd", "missing.png"] + (device ? ["zero.png"] : []) {
-            add("local", "w:10", "local:///" + name, nil, [400, 403, 404])
+            add("local", "w:10", "local:///" + name, nil, [404])
         }
-        add("local", "raw:1", "local:///fifo.png", nil, [403, 404])
+        add("local", "raw:1", "local:///fifo.png", nil, [404])
         add("local", "w:10", "local:///a.png", nil, [200])
         // A trickling origin host: two slots, one second's wait, then 504; other hosts go on.
         for index in 0..<4 { add("slow", "cb:\(index)/w:10", slowURL + "?n=\(index)", nil, [200, 504]) }

@@ -1,4 +1,5 @@
 import ChildProcesses
+import ServeProcess
 import Foundation
 import Imago
 import ImagoCodecs
@@ -14,89 +15,10 @@ import FoundationNetworking
 /// images, and a graceful stop that finishes what is in flight.
 @Suite struct ServeTests {
     /// A running `imago serve`.
-    final class Running: @unchecked Sendable {
-        let process = Process()
-        var port = 0
-        let stderr: URL
-        /// Standard error when it is a pipe nobody reads (a stuck log collector).
-        private(set) var unreadStandardError: Pipe?
+    typealias Running = ServeProcess
 
-        /// Starts it and returns once it listens (awaited: no thread of the test runner waits).
-        /// `descriptorLimit` starts it under that `RLIMIT_NOFILE` (through
-        /// util-linux's `prlimit`, which sets it and execs imago as the same process).
-        init(_ arguments: [String], environment: [String: String] = [:], standardErrorUnread: Bool = false,
-             descriptorLimit: (soft: Int, hard: Int)? = nil) async throws {
-            stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
-            try Data().write(to: stderr)
-            // A long render deadline unless the test sets one (the last --timeout wins): see Fixture.configuration.
-            let serve = ["serve", "--port", "0", "--no-cache", "--timeout", "120"] + arguments
-            if let limit = descriptorLimit {
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-                process.arguments = ["--nofile=\(limit.soft):\(limit.hard)", CLITests.binary.path] + serve
-            } else {
-                process.executableURL = CLITests.binary
-                process.arguments = serve
-            }
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let output = Pipe()
-            process.standardOutput = output
-            if standardErrorUnread {
-                let pipe = Pipe()
-                unreadStandardError = pipe
-                process.standardError = pipe
-            } else {
-                process.standardError = try FileHandle(forWritingTo: stderr)
-            }
-            try process.startTiedToThisProcess()
-            // The first line on stdout says where it listens.
-            let text = try await offTheTestThreads { ServeTests.firstLine(of: output) }
-            guard text.hasPrefix("listening on http://127.0.0.1:"), let port = Int(text.split(separator: ":").last ?? "") else {
-                process.terminate()
-                throw NoListeningLine(line: text, log: log)
-            }
-            self.port = port
-        }
-
-        var log: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
-
-        func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
-
-        func get(_ path: String) async throws -> (status: Int, body: Data, headers: [AnyHashable: Any]) {
-            let (data, response) = try await URLSession.shared.data(from: url(path))
-            let http = response as! HTTPURLResponse
-            return (http.statusCode, data, http.allHeaderFields)
-        }
-
-        /// Sends SIGTERM and awaits the exit status.
-        func stop() async -> Int32 {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            await process.exited()
-            return process.terminationStatus
-        }
-
-        deinit {
-            if process.isRunning { process.terminate() }
-            // Its log has been read by whatever failed; nothing is left in the temporary folder.
-            try? FileManager.default.removeItem(at: stderr)
-        }
-    }
-
-    struct NoListeningLine: Error, CustomStringConvertible {
-        let line: String
-        let log: String
-        var description: String { "no listening line: \"\(line)\"; stderr: \(log)" }
-    }
-
-    /// The first line a process writes to `pipe`, trimmed (what there is, if it ends before a newline).
-    static func firstLine(of pipe: Pipe) -> String {
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    /// The first line a process writes to `pipe`.
+    static func firstLine(of pipe: Pipe) -> String { ServeProcess.firstLine(of: pipe) }
 
     static func imagePath(_ options: String, _ source: URL) -> String {
         "/insecure/\(options)/plain/" + source.absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
