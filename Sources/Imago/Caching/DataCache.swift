@@ -198,6 +198,8 @@ public final class DataCache: DataCaching {
         var contentType: String?
         var etag: String?
         var lastModified: String?
+        var cacheControl: String?
+        var expires: String?
         var storedAt: Double
         var expiresAt: Double
     }
@@ -207,6 +209,7 @@ public final class DataCache: DataCaching {
         let header = Header(
             key: key, length: entry.data.count, checksum: Checksum.of(entry.data),
             contentType: entry.contentType, etag: entry.etag, lastModified: entry.lastModified,
+            cacheControl: entry.cacheControl, expires: entry.expires,
             storedAt: entry.storedAt.timeIntervalSince1970, expiresAt: entry.expiresAt.timeIntervalSince1970
         )
         let json = (try? JSONEncoder().encode(header)) ?? Data()
@@ -233,6 +236,7 @@ public final class DataCache: DataCaching {
         guard Checksum.of(body) == header.checksum else { return nil }
         return DataCacheEntry(
             data: body, contentType: header.contentType, etag: header.etag, lastModified: header.lastModified,
+            cacheControl: header.cacheControl, expires: header.expires,
             storedAt: Date(timeIntervalSince1970: header.storedAt), expiresAt: Date(timeIntervalSince1970: header.expiresAt)
         )
     }

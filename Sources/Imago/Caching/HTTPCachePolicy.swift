@@ -34,6 +34,8 @@ public enum HTTPCachePolicy {
             contentType: response.value(forHTTPHeaderField: "Content-Type"),
             etag: response.value(forHTTPHeaderField: "ETag"),
             lastModified: lastModified,
+            cacheControl: response.value(forHTTPHeaderField: "Cache-Control"),
+            expires: response.value(forHTTPHeaderField: "Expires"),
             storedAt: now,
             expiresAt: now.addingTimeInterval(lifetime)
         )
@@ -48,6 +50,8 @@ public enum HTTPCachePolicy {
             contentType: entry.contentType,
             etag: fresh.etag ?? entry.etag,
             lastModified: fresh.lastModified ?? entry.lastModified,
+            cacheControl: fresh.cacheControl ?? entry.cacheControl,
+            expires: fresh.expires ?? entry.expires,
             storedAt: now,
             expiresAt: fresh.expiresAt
         )
@@ -73,7 +77,7 @@ public enum HTTPCachePolicy {
     }
 
     /// Parses an HTTP date (IMF-fixdate, and the two obsolete forms).
-    static func httpDate(_ text: String) -> Date? {
+    package static func httpDate(_ text: String) -> Date? {
         dateFormatters.withLock { formatters in
             formatters.lazy.compactMap { $0.date(from: text) }.first
         }

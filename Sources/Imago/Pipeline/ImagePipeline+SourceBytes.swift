@@ -1,5 +1,21 @@
 import Foundation
 
+/// A source's bytes as the data stage gives them (``ImagePipeline/sourceBytes(for:)``).
+package struct SourceBytes: Sendable {
+    /// The bytes.
+    package var data: Data
+    /// Where they came from.
+    package var source: ImageResponse.Source
+    /// How long reading the disk cache or loading took.
+    package var duration: TimeInterval
+    /// What the source's response said about caching them.
+    package var cacheHeaders: SourceCacheHeaders
+
+    package init(data: Data, source: ImageResponse.Source, duration: TimeInterval, cacheHeaders: SourceCacheHeaders = SourceCacheHeaders()) {
+        (self.data, self.source, self.duration, self.cacheHeaders) = (data, source, duration, cacheHeaders)
+    }
+}
+
 extension ImagePipeline {
     /// The bytes of `request`'s source, through the data stage (the disk
     /// cache, then the loader, with the response checks), shared with
@@ -10,10 +26,10 @@ extension ImagePipeline {
     /// ``decode(_:for:)``.
     ///
     /// - Throws: ``ImagePipelineError``, as ``image(for:)`` does before decoding.
-    package func sourceBytes(for request: ImageRequest) async throws -> (data: Data, source: ImageResponse.Source, duration: TimeInterval) {
+    package func sourceBytes(for request: ImageRequest) async throws -> SourceBytes {
         guard let identified = identify(request) else { throw ImagePipelineError(.invalidRequest, url: nil) }
         let fetched = try await dataStage.data(for: identified, subscription: JobSubscription(priority: request.priority))
-        return (fetched.data, fetched.source, fetched.duration)
+        return SourceBytes(data: fetched.data, source: fetched.source, duration: fetched.duration, cacheHeaders: fetched.cacheHeaders)
     }
 
     /// Decodes bytes as the decode stage does for `request`: the

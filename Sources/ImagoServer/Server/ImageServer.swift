@@ -90,11 +90,7 @@ public struct ImageServer<Context: RequestContext>: Sendable {
         } else {
             path = request.uri.path
         }
-        let reply = await engine.reply(
-            path: path,
-            accept: Self.joined(request.headers[values: .accept]),
-            ifNoneMatch: Self.joined(request.headers[values: .ifNoneMatch])
-        )
+        let reply = await engine.reply(path: path, headers: RequestHeaders(request.headers.lazy.map { ($0.name.canonicalName, $0.value) }))
         var headers = HTTPFields()
         for (name, value) in reply.headers {
             if let field = HTTPField.Name(name) { headers[field] = value }
@@ -123,10 +119,6 @@ public struct ImageServer<Context: RequestContext>: Sendable {
             body = ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body))
         }
         return Response(status: HTTPResponse.Status(code: reply.status), headers: headers, body: body)
-    }
-
-    private static func joined(_ values: [String]) -> String? {
-        values.isEmpty ? nil : values.joined(separator: ", ")
     }
 }
 

@@ -51,8 +51,13 @@ public struct ImageServerConfiguration: Sendable {
     /// downloads: beyond it a `raw` request is answered 503. Default:
     /// ``maximumConcurrentDownloads``.
     public var maximumConcurrentStreams: Int
-    /// `Cache-Control: public, max-age=` this many seconds. Default: one year.
+    /// `Cache-Control: max-age=` this many seconds, `public`; 0: `no-cache`
+    /// (imgproxy's `IMGPROXY_TTL`). Default: one year.
     public var timeToLive: Int
+    /// How answers are cached and revalidated: the source's `ETag` and
+    /// `Last-Modified`, conditional requests passed to the source, the
+    /// source's `Cache-Control` passed on.
+    public var caching: HTTPCaching
     /// How the output format and quality are chosen, the library's one
     /// decision (``Imago/OutputPolicy``): formats picked from the client's
     /// `Accept` (imgproxy's `IMGPROXY_AUTO_*` and `IMGPROXY_ENFORCE_*`),
@@ -177,6 +182,7 @@ public struct ImageServerConfiguration: Sendable {
         self.hostSlotWait = 5
         self.maximumConcurrentStreams = max(32, 8 * cores)
         self.timeToLive = 31_536_000
+        self.caching = HTTPCaching()
         self.outputPolicy = OutputPolicy()
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false

@@ -23,7 +23,7 @@ extension ImageServerEngine {
     /// `Content-Type` is passed on only when it names an image, and the
     /// answer forbids sniffing and scripts, so a source cannot put a page
     /// on the server's origin.
-    func streamed(_ source: URL, disposition: ContentDisposition, maximumAge: Int) async throws(ImageServerError) -> ImageServerReply {
+    func streamed(_ source: URL, disposition: ContentDisposition, expires: Int?) async throws(ImageServerError) -> ImageServerReply {
         guard let lease = StreamLease(count: streams, limit: max(1, configuration.maximumConcurrentStreams)) else {
             throw ImageServerError(.saturated, "the server is busy; retry in a moment")
         }
@@ -39,7 +39,8 @@ extension ImageServerEngine {
             let first = try await chunks.next() ?? Data()
             let type = checked.contentType.flatMap(Self.imageType(_:))
             let headers: [(name: String, value: String)] = [
-                ("Cache-Control", "public, max-age=\(maximumAge)"),
+                ("Cache-Control", configuration.caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires,
+                                                                     source: SourceCacheHeaders(response))),
                 ("Content-Type", type ?? "application/octet-stream"),
                 ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
                 ("X-Content-Type-Options", "nosniff"),
@@ -73,7 +74,7 @@ extension ImageServerEngine {
 
     /// Answers `/info`: the source's description as JSON, worked out once
     /// for requests that arrive together, in one of the decode slots.
-    func describe(_ source: URL, maximumAge: Int, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
+    func describe(_ source: URL, expires: Int?, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
         let ticket: JobRegistry<URL, Data>.Ticket
         do {
             ticket = try descriptions.enter(source, subscription: JobSubscription(priority: .normal)) { [self] job in
@@ -92,7 +93,7 @@ extension ImageServerEngine {
         let body = try result.get()
         let etag = RenderedImage.entityTag(of: body)
         var headers: [(name: String, value: String)] = [
-            ("Cache-Control", "public, max-age=\(maximumAge)"),
+            ("Cache-Control", configuration.caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires, source: SourceCacheHeaders())),
             ("ETag", etag),
         ]
         if EntityTag.matches(ifNoneMatch, etag: etag) {

@@ -92,7 +92,8 @@ extension ImageServerEngine {
         if storing { metrics.rendered(rendered) }
         outputs.insert(rendered, for: key, cost: rendered.data.count + key.cost)
         if storing, let store = configuration.resultStore {
-            let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date())
+            let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date(),
+                                      sourceCacheHeaders: rendered.sourceCacheHeaders)
             let name = key.storeKey
             let (logger, metrics, timeout) = (configuration.logger, metrics, configuration.resultStoreTimeout)
             let trace = ServiceContext.current ?? .topLevel

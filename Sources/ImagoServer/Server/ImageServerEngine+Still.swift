@@ -49,7 +49,7 @@ extension ImageServerEngine {
                                               limit: exifLimit, logger: logger), format)
                 }
             }
-            return RenderedImage(
+            var rendered = RenderedImage(
                 data: data,
                 format: format.imageFormat,
                 sourceLayer: loaded.source.rawValue,
@@ -57,6 +57,8 @@ extension ImageServerEngine {
                 sourceMetrics: loaded.metrics,
                 renderingTime: secondsSince(started)
             )
+            rendered.sourceCacheHeaders = bytes.cacheHeaders
+            return rendered
         }
     }
 

@@ -110,7 +110,7 @@ final class ImageServerEngine: Sendable {
 
     /// Answers a GET (or HEAD) for `path`, the part after the mount point,
     /// exactly as sent.
-    func reply(path: String, accept: String?, ifNoneMatch: String?) async -> ImageServerReply {
+    func reply(path: String, headers: RequestHeaders) async -> ImageServerReply {
         metrics.inFlight.increment()
         let started = DispatchTime.now().uptimeNanoseconds
         defer { metrics.inFlight.decrement() }
@@ -119,7 +119,7 @@ final class ImageServerEngine: Sendable {
             // The request's deadline: past it, a 503 at once; the render
             // (which has the same deadline) stops at its next check.
             reply = try await withinDeadline(configuration.timeout, timeout: { _ in ImageServerError.timedOut }) { [self] in
-                try await answer(path: path, accept: accept, ifNoneMatch: ifNoneMatch)
+                try await answer(path: path, headers: headers)
             }
         } catch {
             reply = errorReply(ImageServerError(answering: error))
@@ -128,7 +128,8 @@ final class ImageServerEngine: Sendable {
         return reply
     }
 
-    func answer(path: String, accept: String?, ifNoneMatch: String?) async throws(ImageServerError) -> ImageServerReply {
+    func answer(path: String, headers request: RequestHeaders) async throws(ImageServerError) -> ImageServerReply {
+        let (accept, ifNoneMatch) = (request["accept"], request["if-none-match"])
         let parsed = try ImageServerPath(parsing: path, presets: configuration.presets)
         try checkSignature(of: parsed)
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
@@ -138,11 +139,11 @@ final class ImageServerEngine: Sendable {
             throw ImageServerError(.forbiddenOption, "\(option) is a security option, which this server does not allow in paths")
         }
         try loader.policy.check(parsed.source)
-        let maximumAge = maximumAge(expiring: parsed.options.expires)
-        if parsed.isInfo { return try await describe(parsed.source, maximumAge: maximumAge, ifNoneMatch: ifNoneMatch) }
+        let expires = parsed.options.expires
+        if parsed.isInfo { return try await describe(parsed.source, expires: expires, ifNoneMatch: ifNoneMatch) }
         let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
                                              attachment: parsed.options.returnsAttachment)
-        if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, maximumAge: maximumAge) }
+        if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, expires: expires) }
         // A path that names svg leaves nothing to negotiate.
         let policy = configuration.outputPolicy
         let requested = parsed.options.format?.imageFormat
@@ -162,8 +163,12 @@ final class ImageServerEngine: Sendable {
 
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
-            return okReply(kept, variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
-                           ifNoneMatch: ifNoneMatch, outcome: "hit")
+            return okReply(kept, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
+                           request: request, outcome: "hit")
+        }
+        // A client that holds a version asks the source whether it changed: a 304 costs no render.
+        if let unchanged = await sourceNotModified(parsed.source, request: request, variesWithAccept: choice.variesWithAccept, expires: expires) {
+            return unchanged
         }
         let ticket: JobRegistry<RenderIdentity, RenderedImage>.Ticket
         do {
@@ -188,8 +193,8 @@ final class ImageServerEngine: Sendable {
         let rendered = try result.get()
         // A job that found its output in the result store made none.
         let made = outcome == "miss" && rendered.sourceLayer == RenderedImage.storeLayer ? "store" : outcome
-        return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, maximumAge: maximumAge,
-                       ifNoneMatch: ifNoneMatch, outcome: made)
+        return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
+                       request: request, outcome: made)
     }
 
     func checkSignature(of path: ImageServerPath) throws(ImageServerError) {
@@ -205,23 +210,16 @@ final class ImageServerEngine: Sendable {
         guard valid else { throw ImageServerError(.badSignature, "the signature does not match the path") }
     }
 
-    /// The `max-age` of an answer: the server's time to live, or less when
-    /// the URL expires sooner (as imgproxy does), so no cache keeps an
-    /// answer past its URL's `expires`.
-    func maximumAge(expiring expires: Int?) -> Int {
-        guard let expires else { return configuration.timeToLive }
-        let left = Double(expires) - Date().timeIntervalSince1970
-        return max(0, min(configuration.timeToLive, Int(left.rounded(.down))))
-    }
-
-    func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, disposition: ContentDisposition, maximumAge: Int,
-                         ifNoneMatch: String?, outcome: String) -> ImageServerReply {
-        var headers: [(name: String, value: String)] = [
-            ("Cache-Control", "public, max-age=\(maximumAge)"),
-            ("ETag", rendered.etag),
-        ]
-        if variesWithAccept { headers.append(("Vary", "Accept")) }
-        if EntityTag.matches(ifNoneMatch, etag: rendered.etag) {
+    func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, disposition: ContentDisposition, expires: Int?,
+                 request: RequestHeaders, outcome: String) -> ImageServerReply {
+        let caching = configuration.caching
+        let source = rendered.sourceCacheHeaders
+        var headers = validatorHeaders(etag: caching.etag(source: source, bytesTag: rendered.etag), lastModified: caching.lastModified(source: source),
+                                       cacheControl: caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires, source: source),
+                                       variesWithAccept: variesWithAccept)
+        if caching.isNotModified(ifNoneMatch: caching.sendsETag ? request["if-none-match"] : nil,
+                                 ifModifiedSince: caching.sendsLastModified ? request["if-modified-since"] : nil,
+                                 etag: headers.first { $0.name == "ETag" }?.value, lastModified: headers.first { $0.name == "Last-Modified" }?.value) {
             return ImageServerReply(status: 304, headers: headers, body: Data(), outcome: outcome)
         }
         headers.append(("Content-Type", rendered.mimeType))
@@ -231,11 +229,18 @@ final class ImageServerEngine: Sendable {
         return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
     }
 
+    /// The headers a 200 and a 304 share: `Cache-Control`, `ETag`, `Last-Modified`, `Vary`.
+    func validatorHeaders(etag: String?, lastModified: String?, cacheControl: String, variesWithAccept: Bool) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [("Cache-Control", cacheControl)]
+        if let etag { headers.append(("ETag", etag)) }
+        if let lastModified { headers.append(("Last-Modified", lastModified)) }
+        if variesWithAccept { headers.append(("Vary", "Accept")) }
+        return headers
+    }
+
     func errorReply(_ error: ImageServerError) -> ImageServerReply {
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", "application/json"),
-            ("Cache-Control", "no-store"),
-        ]
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
+        if let cacheControl = configuration.caching.errorCacheControl { headers.append(("Cache-Control", cacheControl)) }
         if error.code == .saturated { headers.append(("Retry-After", "1")) }
         return ImageServerReply(status: error.status, headers: headers, body: error.jsonBody, outcome: error.code.name)
     }

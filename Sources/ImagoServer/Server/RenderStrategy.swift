@@ -5,10 +5,6 @@ import Imago
 import ImagoSVG
 import Tracing
 
-/// A source's bytes as the data stage gave them: the bytes, where they came
-/// from (the disk cache or the network) and how long they took.
-typealias SourceBytes = (data: Data, source: ImageResponse.Source, duration: TimeInterval)
-
 /// The ways the render stage makes a render, tried in this order once the
 /// source's bytes are here; the first that applies makes it. Each is a
 /// function of ``ImageServerEngine`` (``ImageServerEngine/make(_:_:)``);
@@ -83,6 +79,7 @@ extension RenderedImage {
         metrics.decodingDuration = decodingDuration
         self.init(data: data, format: format, sourceLayer: bytes.source.rawValue, sourceByteCount: bytes.data.count,
                   sourceMetrics: metrics, renderingTime: renderingTime)
+        sourceCacheHeaders = bytes.cacheHeaders
     }
 }
 

@@ -20,6 +20,9 @@ struct RenderedImage: Sendable {
     var sourceMetrics: ImageTaskMetrics
     /// Seconds spent processing and encoding for this output.
     var renderingTime: Double
+    /// What the source's response said about caching: the answer's
+    /// `ETag`, `Last-Modified` and passed-on `Cache-Control` come from it.
+    var sourceCacheHeaders = SourceCacheHeaders()
 
     /// The `Content-Type`.
     var mimeType: String { format?.mimeType ?? "image/svg+xml" }
@@ -31,6 +34,7 @@ struct RenderedImage: Sendable {
     init(stored result: StoredResult) {
         self.init(data: result.data, format: ImageFormat.allCases.first { $0.mimeType == result.contentType }, etag: result.etag,
                   sourceLayer: Self.storeLayer, sourceByteCount: nil, sourceMetrics: ImageTaskMetrics(), renderingTime: 0)
+        sourceCacheHeaders = result.sourceCacheHeaders
     }
 
     /// Creates an output.

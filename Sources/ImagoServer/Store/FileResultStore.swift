@@ -1,5 +1,6 @@
 #if Server
 import Foundation
+import Imago
 
 /// A ``ResultStore`` in a folder (`--result-store file:///DIR`): one file per
 /// result, named by the SHA-256 of its key, written to a temporary file and
@@ -42,17 +43,21 @@ public struct FileResultStore: ResultStore {
         guard let contents = try? Data(contentsOf: url) else { return nil }
         guard let newline = contents.firstIndex(of: 0x0A) else { return nil }
         let header = String(decoding: contents[contents.startIndex..<newline], as: UTF8.self).split(separator: " ")
-        guard header.count == 6, header[0] == "imago-result", header[1] == "1", let stored = Double(header[4]),
+        // A seventh field, the source's caching headers, is there when it had any.
+        guard header.count == 6 || header.count == 7, header[0] == "imago-result", header[1] == "1", let stored = Double(header[4]),
               let length = Int(header[5]), contents.count - (newline + 1 - contents.startIndex) == length else { return nil }
         return StoredResult(data: Data(contents[(newline + 1)...]), contentType: String(header[2]), etag: String(header[3]),
-                            storedAt: Date(timeIntervalSince1970: stored))
+                            storedAt: Date(timeIntervalSince1970: stored),
+                            sourceCacheHeaders: SourceCacheHeaders(storedForm: header.count == 7 ? String(header[6]) : ""))
     }
 
     public func store(_ result: StoredResult, for key: String) async throws {
         let url = file(for: key)
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let header = "imago-result 1 \(result.contentType) \(result.etag) \(result.storedAt.timeIntervalSince1970) \(result.data.count)\n"
+        let cacheHeaders = result.sourceCacheHeaders.storedForm
+        let header = "imago-result 1 \(result.contentType) \(result.etag) \(result.storedAt.timeIntervalSince1970) \(result.data.count)"
+            + (cacheHeaders.isEmpty ? "" : " " + cacheHeaders) + "\n"
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
         do {
             try (Data(header.utf8) + result.data).write(to: temporary)

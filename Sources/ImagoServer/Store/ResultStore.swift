@@ -14,13 +14,17 @@ public struct StoredResult: Sendable, Hashable {
     public var etag: String
     /// When it was rendered.
     public var storedAt: Date
+    /// What its source's response said about caching (validators and
+    /// caching headers), which the answer passes on.
+    public var sourceCacheHeaders: SourceCacheHeaders
 
     /// Creates a stored result.
-    public init(data: Data, contentType: String, etag: String, storedAt: Date) {
+    public init(data: Data, contentType: String, etag: String, storedAt: Date, sourceCacheHeaders: SourceCacheHeaders = SourceCacheHeaders()) {
         self.data = data
         self.contentType = contentType
         self.etag = etag
         self.storedAt = storedAt
+        self.sourceCacheHeaders = sourceCacheHeaders
     }
 }
 
@@ -36,6 +40,27 @@ public protocol ResultStore: Sendable {
     func result(for key: String) async throws -> StoredResult?
     /// Keeps `result` under `key`, replacing what was there.
     func store(_ result: StoredResult, for key: String) async throws
+}
+
+extension SourceCacheHeaders {
+    /// The headers as one line of base64url JSON, for a store's metadata;
+    /// empty when there are none.
+    var storedForm: String {
+        guard self != SourceCacheHeaders() else { return "" }
+        let fields = ["etag": etag, "last-modified": lastModified, "cache-control": cacheControl, "expires": expires].compactMapValues { $0 }
+        let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)) ?? Data()
+        return SigningKey.base64URL(json)
+    }
+
+    /// The headers of ``storedForm``; none when `text` is empty or damaged.
+    init(storedForm text: some StringProtocol) {
+        guard let data = SigningKey.data(base64URL: text),
+              let fields = try? JSONSerialization.jsonObject(with: data) as? [String: String] else {
+            self.init()
+            return
+        }
+        self.init(etag: fields["etag"], lastModified: fields["last-modified"], cacheControl: fields["cache-control"], expires: fields["expires"])
+    }
 }
 
 extension ResultStore {

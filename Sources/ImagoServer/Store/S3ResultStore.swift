@@ -40,7 +40,8 @@ public struct S3ResultStore: ResultStore {
               let etag = http.value(forHTTPHeaderField: "x-amz-meta-imago-etag"),
               let stored = http.value(forHTTPHeaderField: "x-amz-meta-imago-stored").flatMap(Double.init),
               let length = http.value(forHTTPHeaderField: "x-amz-meta-imago-length").flatMap(Int.init), length == data.count else { return nil }
-        return StoredResult(data: data, contentType: type, etag: etag, storedAt: Date(timeIntervalSince1970: stored))
+        return StoredResult(data: data, contentType: type, etag: etag, storedAt: Date(timeIntervalSince1970: stored),
+                            sourceCacheHeaders: SourceCacheHeaders(storedForm: http.value(forHTTPHeaderField: "x-amz-meta-imago-source") ?? ""))
     }
 
     public func store(_ result: StoredResult, for key: String) async throws {
@@ -48,10 +49,12 @@ public struct S3ResultStore: ResultStore {
         var request = URLRequest(url: url)
         request.httpMethod = "PUT"
         request.httpBody = result.data
-        let metadata = [
+        var metadata = [
             "Content-Type": result.contentType, "x-amz-meta-imago-etag": result.etag,
             "x-amz-meta-imago-stored": String(result.storedAt.timeIntervalSince1970), "x-amz-meta-imago-length": String(result.data.count),
         ]
+        let cacheHeaders = result.sourceCacheHeaders.storedForm
+        if !cacheHeaders.isEmpty { metadata["x-amz-meta-imago-source"] = cacheHeaders }
         var headers = metadata
         if let credentials = loader.configuration.credentials {
             let signer = AWSSignatureV4(credentials: credentials, region: loader.configuration.region, service: "s3")

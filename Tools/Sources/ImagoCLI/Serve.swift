@@ -133,8 +133,29 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most connections open at once; beyond it the longest-idle connection is closed to make room (IMGPROXY_MAX_CLIENTS). The descriptor limit is raised to fit where the system allows.")
     var maxClients = 2048
 
-    @Option(help: "Cache-Control max-age of images, in seconds.")
+    @Option(help: "Cache-Control max-age of images, in seconds; 0: no-cache (IMGPROXY_TTL).")
     var ttl = 31_536_000
+
+    @Option(help: "Send the source's ETag (else a hash of the image) and pass If-None-Match to the source: true or false (IMGPROXY_ETAG_ENABLED).")
+    var etag: Switch = .on
+
+    @Option(help: "Tag an image whose source sends no ETag with a hash of its bytes: true or false (false: no ETag, as imgproxy).")
+    var etagHash: Switch = .on
+
+    @Option(help: "A prefix that changes every ETag, to make caches drop what they hold (IMGPROXY_ETAG_BUSTER).")
+    var etagBuster: String?
+
+    @Option(help: "Send the source's Last-Modified and pass If-Modified-Since to the source: true or false (IMGPROXY_LAST_MODIFIED_ENABLED).")
+    var lastModified: Switch = .on
+
+    @Option(help: "An RFC 3339 time no Last-Modified is earlier than (IMGPROXY_LAST_MODIFIED_BUSTER).")
+    var lastModifiedBuster: String?
+
+    @Flag(help: "Send the source's Cache-Control (or its Expires as a max-age) instead of --ttl (IMGPROXY_CACHE_CONTROL_PASSTHROUGH).")
+    var cacheControlPassthrough = false
+
+    @Option(help: "The Cache-Control of error answers; empty for none, as imgproxy.")
+    var errorCacheControl = "no-store"
 
     @Flag(help: "Answer with WebP when the client accepts it and the URL names no format (adds Vary: Accept).")
     var autoWebp = false
@@ -252,6 +273,9 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --drain-timeout must be seconds, 0 or more.")
         }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
+        if let lastModifiedBuster, Self.rfc3339(lastModifiedBuster) == nil {
+            throw ValidationError("--last-modified-buster must be an RFC 3339 time, such as 2026-01-01T00:00:00Z.")
+        }
         // The endpoint, the protocol and the OTEL_* variables: a usage error, before anything starts.
         _ = try tracingExport()
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
@@ -356,7 +380,9 @@ struct Serve: AsyncParsableCommand {
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
             ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"),
-            ("max-downloads-per-host", "\(maxDownloadsPerHost)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("quality", quality.map(String.init) ?? "(each format's)"),
+            ("max-downloads-per-host", "\(maxDownloadsPerHost)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
+            ("last-modified", "\(lastModified.isOn)"), ("last-modified-buster", lastModifiedBuster ?? "(none)"),
+            ("cache-control-passthrough", "\(cacheControlPassthrough)"), ("error-cache-control", errorCacheControl.isEmpty ? "(none)" : errorCacheControl), ("quality", quality.map(String.init) ?? "(each format's)"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
             ("svg-rasterizer", svgRasterizer ?? "(beside imago)"), ("svg-rasterizer-timeout", "\(svgRasterizerTimeout)"),
             ("svg-rasterizer-memory", "\(svgRasterizerMemory)"),
@@ -448,6 +474,13 @@ struct Serve: AsyncParsableCommand {
         configuration.svgRasterizerTimeout = svgRasterizerTimeout
         configuration.svgRasterizerMemoryLimit = svgRasterizerMemory * 1024 * 1024
         configuration.timeToLive = ttl
+        configuration.caching.sendsETag = etag.isOn
+        configuration.caching.hashesUntaggedAnswers = etagHash.isOn
+        configuration.caching.etagBuster = etagBuster.flatMap { $0.isEmpty ? nil : $0 }
+        configuration.caching.sendsLastModified = lastModified.isOn
+        configuration.caching.lastModifiedBuster = lastModifiedBuster.flatMap(Self.rfc3339)
+        configuration.caching.passesSourceCacheControl = cacheControlPassthrough
+        configuration.caching.errorCacheControl = errorCacheControl.isEmpty ? nil : errorCacheControl
         configuration.outputPolicy = OutputPolicy(
             automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil, autoJxl ? .jxl : nil].compactMap { $0 }),
             enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil, enforceJxl ? .jxl : nil].compactMap { $0 }),
@@ -519,4 +552,31 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(1)
         }
     }
+
+    /// An RFC 3339 time (`2026-01-01T00:00:00Z`, fractions and offsets allowed).
+    static func rfc3339(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+}
+
+/// A setting that is on or off, in imgproxy's and Go's spellings
+/// (`true`, `1`, `t`, `yes`, `on`; `false`, `0`, `f`, `no`, `off`).
+struct Switch: ExpressibleByArgument, Sendable {
+    let isOn: Bool
+    static let on = Switch(isOn: true)
+
+    private init(isOn: Bool) { self.isOn = isOn }
+
+    init?(argument: String) {
+        switch argument.lowercased() {
+        case "1", "t", "true", "yes", "on": isOn = true
+        case "0", "f", "false", "no", "off": isOn = false
+        default: return nil
+        }
+    }
+
+    var defaultValueDescription: String { isOn ? "true" : "false" }
 }

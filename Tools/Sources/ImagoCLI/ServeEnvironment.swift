@@ -27,6 +27,8 @@ enum ServeEnvironment {
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
+        "etag": .option, "etag-hash": .option, "etag-buster": .option, "last-modified": .option, "last-modified-buster": .option,
+        "cache-control-passthrough": .flag, "error-cache-control": .option,
         "keep-alive-timeout": .option, "max-clients": .option, "max-memory": .option, "max-downloads-per-host": .option, "host-slot-wait": .option, "ttl": .option, "quality": .option,
         "max-src-resolution": .option, "max-src-file-size": .option,
         "svg-rasterizer": .option, "svg-rasterizer-timeout": .option, "svg-rasterizer-memory": .option,
@@ -46,6 +48,9 @@ enum ServeEnvironment {
         "IMGPROXY_REQUESTS_QUEUE_SIZE": "max-queue", "IMGPROXY_SIGNATURE_SIZE": "signature-size", "IMGPROXY_TIMEOUT": "timeout",
         "IMGPROXY_READ_REQUEST_TIMEOUT": "read-request-timeout", "IMGPROXY_KEEP_ALIVE_TIMEOUT": "keep-alive-timeout",
         "IMGPROXY_MAX_CLIENTS": "max-clients",
+        "IMGPROXY_ETAG_ENABLED": "etag", "IMGPROXY_USE_ETAG": "etag", "IMGPROXY_ETAG_BUSTER": "etag-buster",
+        "IMGPROXY_LAST_MODIFIED_ENABLED": "last-modified", "IMGPROXY_USE_LAST_MODIFIED": "last-modified",
+        "IMGPROXY_LAST_MODIFIED_BUSTER": "last-modified-buster", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "cache-control-passthrough",
         "IMGPROXY_USE_S3": "use-s3", "IMGPROXY_S3_ENDPOINT": "s3-endpoint", "IMGPROXY_S3_REGION": "s3-region",
         "IMGPROXY_ENABLE_WEBP_DETECTION": "auto-webp", "IMGPROXY_AUTO_WEBP": "auto-webp", "IMGPROXY_ENFORCE_WEBP": "enforce-webp",
         "IMGPROXY_ENABLE_AVIF_DETECTION": "auto-avif", "IMGPROXY_AUTO_AVIF": "auto-avif", "IMGPROXY_ENFORCE_AVIF": "enforce-avif",
@@ -77,7 +82,8 @@ enum ServeEnvironment {
         })
         var chosen: [String: [String]] = [:]   // flag -> values ("" for a flag)
         func set(_ name: String, _ raw: String) {
-            guard let kind = flags[name], !given.contains(name), chosen[name] == nil else { return }
+            // An empty value counts as unset, as in imgproxy 4.
+            guard !raw.isEmpty, let kind = flags[name], !given.contains(name), chosen[name] == nil else { return }
             switch kind {
             case .option: chosen[name] = [raw]
             case .repeated: chosen[name] = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

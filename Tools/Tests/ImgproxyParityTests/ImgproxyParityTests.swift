@@ -34,7 +34,7 @@ import Testing
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         var results: [(ParityCase, String?)] = []   // nil: passed
         // One server per environment, the cases in their files' order.
-        let runnable = cases.filter { if case .unobservable = $0.verdict { false } else { true } }
+        let runnable = cases.filter(\.runs)
         for item in runnable {
             for (name, text) in item.files { try Data(text.utf8).write(to: root.appendingPathComponent(name)) }
         }
@@ -206,14 +206,15 @@ import Testing
 
     /// Counts per file: passed, failed, differences, unobservable.
     static func summary(cases: [ParityCase], results: [(ParityCase, String?)]) -> String {
-        var lines = ["imgproxy parity: file | cases | pass | fail | difference (passing with its setting) | unobservable"]
+        var lines = ["imgproxy parity: file | cases | pass | fail | difference (passing with its setting) | unobservable | superseded by v4"]
         for file in Set(cases.map(\.file)).sorted() {
             let all = cases.filter { $0.file == file }
             let ran = results.filter { $0.0.file == file }
             let passed = ran.filter { $0.1 == nil }
             let differences = passed.filter { if case .difference = $0.0.verdict { true } else { false } }.count
             let unobservable = all.filter { if case .unobservable = $0.verdict { true } else { false } }.count
-            lines.append("\(file) | \(all.count) | \(passed.count) | \(ran.count - passed.count) | \(differences) | \(unobservable)")
+            let superseded = all.filter { if case .superseded = $0.verdict { true } else { false } }.count
+            lines.append("\(file) | \(all.count) | \(passed.count) | \(ran.count - passed.count) | \(differences) | \(unobservable) | \(superseded)")
         }
         return lines.joined(separator: "\n")
     }

@@ -43,6 +43,16 @@ struct ParityCase: Sendable {
         case difference([String: String], why: String)
         /// Not visible over HTTP: listed, not run.
         case unobservable(String)
+        /// imgproxy 3's behaviour that imgproxy 4 replaced: listed, not run.
+        case superseded(String)
+    }
+
+    /// Whether the case runs (it is not unobservable or superseded).
+    var runs: Bool {
+        switch verdict {
+        case .pass, .difference: true
+        case .unobservable, .superseded: false
+        }
     }
 
     /// `file/test`: how the known-failures list names a case.
@@ -100,6 +110,8 @@ struct ParityCase: Sendable {
         switch item["verdict"] {
         case let verdict as [String: Any] where verdict["unobservable"] != nil:
             self.verdict = .unobservable("\(verdict["unobservable"]!)")
+        case let verdict as [String: Any] where verdict["superseded"] != nil:
+            self.verdict = .superseded("\(verdict["superseded"]!)")
         case let verdict as [String: Any]:
             let setting = ((verdict["difference"] as? [String: Any]) ?? [:]).mapValues { "\($0)" }
             self.verdict = .difference(setting, why: verdict["why"] as? String ?? "")

@@ -21,11 +21,13 @@ struct DataCacheWriter: Sendable {
         }
     }
 
-    /// Stores `entry` with the freshness and validators of the 304 that confirmed it.
-    func refresh(_ entry: DataCacheEntry, with response: HTTPURLResponse, for request: IdentifiedRequest) {
-        guard let cache, request.usesDataCache else { return }
-        guard let refreshed = HTTPCachePolicy.refreshed(entry, with: response, now: now()) else { return }
-        cache.store(refreshed, for: request.diskKey)
+    /// Stores `entry` with the freshness and validators of the 304 that
+    /// confirmed it, and returns it so refreshed (`nil` when the 304 forbids storing).
+    @discardableResult
+    func refresh(_ entry: DataCacheEntry, with response: HTTPURLResponse, for request: IdentifiedRequest) -> DataCacheEntry? {
+        guard let refreshed = HTTPCachePolicy.refreshed(entry, with: response, now: now()) else { return nil }
+        if let cache, request.usesDataCache { cache.store(refreshed, for: request.diskKey) }
+        return refreshed
     }
 
     /// Removes bytes that did not decode (corrupt, or a decompression bomb

@@ -7,6 +7,9 @@ import FoundationNetworking
 struct FetchedData: Sendable {
     let data: Data
     let source: ImageResponse.Source
+    /// What the source's response said about caching (from the disk
+    /// cache's entry when the bytes came from there).
+    var cacheHeaders = SourceCacheHeaders()
     /// How long reading the disk cache or loading took.
     var duration: TimeInterval = 0
 }
@@ -63,7 +66,7 @@ struct DataStage: Sendable {
             cached = try await workQueue.perform { dataCache.entry(for: key) }
         }
         if let cached, request.cachePolicy == .onlyCached || cached.isFresh(at: now()) {
-            return FetchedData(data: cached.data, source: .disk)
+            return FetchedData(data: cached.data, source: .disk, cacheHeaders: cached.cacheHeaders)
         }
         if request.cachePolicy == .onlyCached {
             throw Failure(error: ImagePipelineError(.notCached, url: url))
@@ -75,8 +78,8 @@ struct DataStage: Sendable {
         let (data, response) = try await loader.data(for: urlRequest, progress: progress)
         let http = response as? HTTPURLResponse
         if let revalidating, let http, http.statusCode == 304 {
-            cacheWriter.refresh(revalidating, with: http, for: identified)
-            return FetchedData(data: revalidating.data, source: .disk)
+            let refreshed = cacheWriter.refresh(revalidating, with: http, for: identified)
+            return FetchedData(data: revalidating.data, source: .disk, cacheHeaders: (refreshed ?? revalidating).cacheHeaders)
         }
         do {
             _ = try CheckedResponse(response, for: url, accepting: acceptedContentTypes)
@@ -84,6 +87,6 @@ struct DataStage: Sendable {
             throw Failure(error: ImagePipelineError(.responseRejected, url: url, underlying: error))
         }
         if let http { cacheWriter.store(data, from: http, for: identified) }
-        return FetchedData(data: data, source: identified.usesDataCache ? .network : .file)
+        return FetchedData(data: data, source: identified.usesDataCache ? .network : .file, cacheHeaders: SourceCacheHeaders(response))
     }
 }
