@@ -24,6 +24,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         /// 403: the signature is missing or wrong, or the request lacks the
         /// server's secret (``ImageServerConfiguration/secret``).
         public static let badSignature = Code(name: "bad_signature", status: 403)
+        /// 403: the server has a secret (``ImageServerConfiguration/secret``)
+        /// and the request's `Authorization: Bearer` does not carry it.
+        public static let badSecret = Code(name: "bad_secret", status: 403)
         /// 403: the path uses a security option (`max_result_dimension`,
         /// `max_src_resolution`...) without
         /// ``ImageServerConfiguration/allowsSecurityOptions``.

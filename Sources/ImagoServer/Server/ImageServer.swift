@@ -52,11 +52,13 @@ public struct ImageServer<Context: RequestContext>: Sendable {
     /// How many distinct images are being made or wait for a worker.
     package var jobsInProgress: Int { engine.jobsInProgress }
 
-    /// Adds `GET` and `HEAD` routes for every path below `router`'s own.
-    public func addRoutes(to router: some RouterMethods<Context>) {
+    /// Adds `GET` routes for every path below `router`'s own, and `HEAD`
+    /// routes (the image's headers, rendering it) unless `head` is `false`.
+    public func addRoutes(to router: some RouterMethods<Context>, head: Bool = true) {
         router.get("**") { request, context in
             await self.respond(to: request, context: context)
         }
+        guard head else { return }
         router.head("**") { request, context in
             await self.respond(to: request, context: context).createHeadResponse()
         }
@@ -94,6 +96,10 @@ public struct ImageServer<Context: RequestContext>: Sendable {
         var headers = HTTPFields()
         for (name, value) in reply.headers {
             if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        // Nothing the server answers runs or loads anything in a browser, as imgproxy's answers.
+        if headers[.contentSecurityPolicy] == nil {
+            headers[.contentSecurityPolicy] = ImageServerHeadersMiddleware<Context>.contentSecurityPolicy
         }
         span.attributes["http.response.status_code"] = reply.status
         span.attributes["imago.outcome"] = reply.outcome

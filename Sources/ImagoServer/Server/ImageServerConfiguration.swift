@@ -18,6 +18,11 @@ public struct ImageServerConfiguration: Sendable {
     /// Whether any signature segment is accepted (`insecure` by convention):
     /// for development only.
     public var acceptsUnsignedPaths: Bool
+    /// A secret every image request must carry as `Authorization: Bearer
+    /// SECRET` (imgproxy's `IMGPROXY_SECRET`), for a server only a CDN or a
+    /// proxy that adds it may reach; without it the answer is 403
+    /// ``ImageServerError/Code/badSecret``. Default: none.
+    public var secret: String?
     /// How many bytes of the HMAC-SHA256 digest a signature carries, 1 to 32
     /// (imgproxy's `IMGPROXY_SIGNATURE_SIZE`). Default: 32, the whole digest.
     public var signatureSize: Int
@@ -171,6 +176,7 @@ public struct ImageServerConfiguration: Sendable {
     public init(signingKeys: [SigningKey] = [], acceptsUnsignedPaths: Bool = false) {
         self.signingKeys = signingKeys
         self.acceptsUnsignedPaths = acceptsUnsignedPaths
+        self.secret = nil
         self.signatureSize = SigningKey.digestSize
         self.sourcePolicy = SourcePolicy()
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)

@@ -44,7 +44,7 @@ extension ImageServerEngine {
                 ("Content-Type", type ?? "application/octet-stream"),
                 ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
                 ("X-Content-Type-Options", "nosniff"),
-                ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+                ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
             ]
             return ImageServerReply(status: 200, headers: headers, body: first, outcome: "raw",
                                     stream: StreamedBody(rest: loaded.body, lease: lease))

@@ -130,6 +130,9 @@ final class ImageServerEngine: Sendable {
 
     func answer(path: String, headers request: RequestHeaders) async throws(ImageServerError) -> ImageServerReply {
         let (accept, ifNoneMatch) = (request["accept"], request["if-none-match"])
+        if let secret = configuration.secret, !Self.constantTimeEquals(request["authorization"] ?? "", "Bearer " + secret) {
+            throw ImageServerError(.badSecret, "the request does not carry the server's secret (Authorization: Bearer ...)")
+        }
         let parsed = try ImageServerPath(parsing: path, presets: configuration.presets)
         try checkSignature(of: parsed)
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
@@ -195,6 +198,14 @@ final class ImageServerEngine: Sendable {
         let made = outcome == "miss" && rendered.sourceLayer == RenderedImage.storeLayer ? "store" : outcome
         return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
                        request: request, outcome: made)
+    }
+
+    /// Whether `given` equals `expected`, in a time that does not depend on where they differ.
+    static func constantTimeEquals(_ given: String, _ expected: String) -> Bool {
+        let (left, right) = (Array(given.utf8), Array(expected.utf8))
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<right.count { difference |= (index < left.count ? left[index] : 0) ^ right[index] }
+        return difference == 0
     }
 
     func checkSignature(of path: ImageServerPath) throws(ImageServerError) {

@@ -50,7 +50,12 @@ public struct ImageServerPresets: Sendable, Hashable {
             guard let equals = definition.firstIndex(of: "=") else {
                 throw ImageServerError(.badOptions, "a preset is NAME=OPTIONS, not \"\(definition.prefix(60))\"")
             }
-            named[String(definition[..<equals])] = String(definition[definition.index(after: equals)...])
+            // Spaces around the name and the options are dropped; options there must be (imgproxy refuses `NAME=`).
+            let options = definition[definition.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard !options.isEmpty, !options.contains("=") else {
+                throw ImageServerError(.badOptions, "a preset is NAME=OPTIONS with options, not \"\(definition.prefix(60))\"")
+            }
+            named[definition[..<equals].trimmingCharacters(in: .whitespaces)] = options
         }
         try self.init(named, onlyPresets: onlyPresets)
     }

@@ -55,6 +55,24 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Accept any signature segment (for development).")
     var unsigned = false
 
+    @Option(help: "A secret image requests must carry as Authorization: Bearer SECRET (IMGPROXY_SECRET).")
+    var secret: String?
+
+    @Option(help: "The origin CORS allows, or * (IMGPROXY_ALLOW_ORIGIN): Access-Control-Allow-Origin and -Methods on every answer.")
+    var allowOrigin: String?
+
+    @Option(help: "Serve images and /health under this path, such as /img (IMGPROXY_PATH_PREFIX).")
+    var pathPrefix: String?
+
+    @Option(help: "Another path that answers as /health does (IMGPROXY_HEALTH_CHECK_PATH).")
+    var healthCheckPath: String?
+
+    @Option(help: "The Server header (imgproxy sends imgproxy).")
+    var serverName = "imago"
+
+    @Option(help: "Answer HEAD of an image URL with the image's headers (rendering it): true or false (false: 200 and nothing else for any path, as imgproxy).")
+    var headRenders: Switch = .on
+
     @Option(help: "Bytes of the HMAC-SHA256 digest a signature carries, 1 to 32 (IMGPROXY_SIGNATURE_SIZE).")
     var signatureSize = 32
 
@@ -91,8 +109,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Images decoded, processed and encoded at once. Default: the number of cores.")
     var workers: Int?
 
-    @Option(help: "The quality of JPEG, WebP, AVIF and JPEG XL output when a URL names none (IMGPROXY_QUALITY). Default: each format's own.")
-    var quality: Int?
+    @Option(help: "The quality of lossy output when a URL names none and --format-quality has no entry for the format (IMGPROXY_QUALITY).")
+    var quality = 80
+
+    @Option(help: "Qualities by format, such as jpeg=85,webp=75, over the defaults webp=79,avif=63,jxl=77 (IMGPROXY_FORMAT_QUALITY).")
+    var formatQuality: String?
 
     @Option(help: "The largest source, in megapixels, counted over an animation's frames (IMGPROXY_MAX_SRC_RESOLUTION).")
     var maxSrcResolution = 50.0
@@ -178,6 +199,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("preset"), help: "A preset, NAME=OPTIONS (rs:fill:200:200/q:70), that URLs use with pr:NAME; `default` applies to every URL. Repeatable.")
     var presets: [String] = []
 
+    @Option(help: "A file of presets, NAME=OPTIONS one a line (blank lines and lines starting with # are skipped), after --preset's (IMGPROXY_PRESETS_PATH).")
+    var presetsPath: String?
+
     @Flag(help: "URLs name only presets: the segment after the signature is NAME[:NAME...].")
     var onlyPresets = false
 
@@ -256,11 +280,12 @@ struct Serve: AsyncParsableCommand {
             }
             if !useS3 { throw ValidationError("--s3-endpoint needs --use-s3.") }
         }
-        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be from 1 to 100.") }
+        if !(1...100).contains(quality) { throw ValidationError("--quality must be from 1 to 100.") }
+        _ = try formatQualities()
         guard maxSrcResolution.isFinite, maxSrcResolution > 0, maxSrcResolution <= 10_000 else {
             throw ValidationError("--max-src-resolution must be megapixels above 0.")
         }
-        if maxSrcFileSize < 1 { throw ValidationError("--max-src-file-size must be at least 1 byte.") }
+        if maxSrcFileSize < 0 { throw ValidationError("--max-src-file-size must be bytes, 0 or more (0: as much as the memory budget holds).") }
         if let localRoot {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: localRoot, isDirectory: &isFolder), isFolder.boolValue else {
@@ -284,8 +309,8 @@ struct Serve: AsyncParsableCommand {
         guard watermarkOpacity.isFinite, (0...1).contains(watermarkOpacity) else {
             throw ValidationError("--watermark-opacity must be from 0 to 1.")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+        guard Self.level(logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (or imgproxy's warn).")
         }
         if let cacheDir {
             // Made (or found) now, so a bad folder stops the start instead
@@ -302,8 +327,9 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let parsedPresets: ImageServerPresets
+        let definitions = try allPresets()
         do {
-            parsedPresets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
+            parsedPresets = try ImageServerPresets(parsing: definitions, onlyPresets: onlyPresets)
         } catch {
             throw ValidationError("--preset: \(error.message).")
         }
@@ -373,7 +399,9 @@ struct Serve: AsyncParsableCommand {
         let tracing = ServeTracing.describe(flag: otlpEndpoint, protocolFlag: otlpProtocol, enabled: otlp,
                                             environment: ProcessInfo.processInfo.environment)
         let pairs: [(String, String)] = [
-            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("signature-size", "\(signatureSize)"),
+            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("secret", secret == nil ? "(none)" : "***"),
+            ("allow-origin", allowOrigin ?? "(none)"), ("path-prefix", pathPrefix ?? "(none)"), ("health-check-path", healthCheckPath ?? "(none)"),
+            ("server-name", serverName), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
@@ -382,13 +410,14 @@ struct Serve: AsyncParsableCommand {
             ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"),
             ("max-downloads-per-host", "\(maxDownloadsPerHost)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
             ("last-modified", "\(lastModified.isOn)"), ("last-modified-buster", lastModifiedBuster ?? "(none)"),
-            ("cache-control-passthrough", "\(cacheControlPassthrough)"), ("error-cache-control", errorCacheControl.isEmpty ? "(none)" : errorCacheControl), ("quality", quality.map(String.init) ?? "(each format's)"),
+            ("cache-control-passthrough", "\(cacheControlPassthrough)"), ("error-cache-control", errorCacheControl.isEmpty ? "(none)" : errorCacheControl), ("quality", "\(quality)"),
+            ("format-quality", (try? formatQualities())?.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",") ?? "?"),
             ("max-src-resolution", "\(maxSrcResolution)"), ("max-src-file-size", "\(maxSrcFileSize)"),
             ("svg-rasterizer", svgRasterizer ?? "(beside imago)"), ("svg-rasterizer-timeout", "\(svgRasterizerTimeout)"),
             ("svg-rasterizer-memory", "\(svgRasterizerMemory)"),
             ("auto-webp", "\(autoWebp)"), ("auto-avif", "\(autoAvif)"), ("auto-jxl", "\(autoJxl)"),
             ("enforce-webp", "\(enforceWebp)"), ("enforce-avif", "\(enforceAvif)"), ("enforce-jxl", "\(enforceJxl)"),
-            ("preset", list(presets)), ("only-presets", "\(onlyPresets)"), ("allow-security-options", "\(allowSecurityOptions)"),
+            ("preset", list(presets)), ("presets-path", presetsPath ?? "(none)"), ("only-presets", "\(onlyPresets)"), ("allow-security-options", "\(allowSecurityOptions)"),
             ("watermark-path", watermarkPath ?? "(none)"), ("watermark-url", watermarkUrl ?? "(none)"),
             ("watermark-data", watermarkData == nil ? "(none)" : "***"), ("watermark-opacity", "\(watermarkOpacity)"),
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
@@ -408,7 +437,7 @@ struct Serve: AsyncParsableCommand {
             for line in configurationLines() { Output.line(line) }
             return
         }
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let level = Self.level(logLevel) ?? .info
         // A reader that closes standard error must not end the server.
         signal(SIGPIPE, SIG_IGN)
         let logQueue = LogQueue(capacity: logBuffer)
@@ -437,6 +466,7 @@ struct Serve: AsyncParsableCommand {
         }
 
         var configuration = ImageServerConfiguration(signingKeys: try signingKeys(), acceptsUnsignedPaths: unsigned)
+        configuration.secret = secret.flatMap { $0.isEmpty ? nil : $0 }
         configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks,
                                                   localRoot: localRoot.map { URL(fileURLWithPath: $0, isDirectory: true) })
         if let workers {
@@ -469,7 +499,8 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.resultStoreTimeout = resultStoreTimeout
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
-        configuration.maximumSourceBytes = maxSrcFileSize
+        // 0 is imgproxy's "no limit": here the most a source waiting for a worker may hold, a quarter of the memory budget.
+        configuration.maximumSourceBytes = maxSrcFileSize > 0 ? maxSrcFileSize : configuration.maximumMemory / 4
         configuration.svgRasterizerExecutable = svgRasterizer.map { URL(fileURLWithPath: $0) }
         configuration.svgRasterizerTimeout = svgRasterizerTimeout
         configuration.svgRasterizerMemoryLimit = svgRasterizerMemory * 1024 * 1024
@@ -484,10 +515,11 @@ struct Serve: AsyncParsableCommand {
         configuration.outputPolicy = OutputPolicy(
             automatic: Set([autoWebp ? .webp : nil, autoAvif ? .avif : nil, autoJxl ? .jxl : nil].compactMap { $0 }),
             enforced: Set([enforceWebp ? .webp : nil, enforceAvif ? .avif : nil, enforceJxl ? .jxl : nil].compactMap { $0 }),
+            qualities: try formatQualities(),
             defaultQuality: quality
         )
         configuration.allowsSecurityOptions = allowSecurityOptions
-        configuration.presets = try ImageServerPresets(parsing: presets, onlyPresets: onlyPresets)
+        configuration.presets = try ImageServerPresets(parsing: try allPresets(), onlyPresets: onlyPresets)
         configuration.logger = logger
         configuration.watermark = try await watermark()
         configuration.watermarkOpacity = watermarkOpacity
@@ -498,13 +530,23 @@ struct Serve: AsyncParsableCommand {
         }
 
         let router = Router()
+        router.add(middleware: ImageServerHeadersMiddleware(allowedOrigin: allowOrigin.flatMap { $0.isEmpty ? nil : $0 }))
+        let prefix = (pathPrefix ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let routes = prefix.isEmpty ? router.group() : router.group(RouterPath(prefix))
         // No metrics middleware: the image server counts its own requests
         // (responses by status, a latency histogram), and a second count
         // of the same requests would double every request rate.
         let readiness = Readiness()
-        router.get("/health") { _, _ in "ok" }
-        router.get("/health/live") { _, _ in "ok" }
-        router.get("/health/ready") { _, _ -> Response in
+        // imgproxy's health answer: plain text, never cached.
+        let healthy = { @Sendable (_: Request, _: BasicRequestContext) -> Response in
+            Response(status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-cache"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
+        }
+        routes.get("health", use: healthy)
+        if let healthCheckPath, !healthCheckPath.trimmingCharacters(in: CharacterSet(charactersIn: "/")).isEmpty {
+            router.get(RouterPath(healthCheckPath.trimmingCharacters(in: CharacterSet(charactersIn: "/"))), use: healthy)
+        }
+        routes.get("health/live", use: healthy)
+        routes.get("health/ready") { _, _ -> Response in
             readiness.isDraining
                 ? Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "draining")))
                 : Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
@@ -518,7 +560,11 @@ struct Serve: AsyncParsableCommand {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
             )
         }
-        ImageServer<BasicRequestContext>(configuration: configuration).addRoutes(to: router)
+        if !headRenders.isOn {
+            // imgproxy answers HEAD of any path 200, without a check or a render.
+            routes.head("**") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"]) }
+        }
+        ImageServer<BasicRequestContext>(configuration: configuration).addRoutes(to: routes, head: headRenders.isOn)
 
         let host = self.host
         // Room for every client, and for the sources, caches and stores beside them.
@@ -532,7 +578,7 @@ struct Serve: AsyncParsableCommand {
         let app = Application(
             router: router,
             server: .http1(configuration: connections.http1Configuration()),
-            configuration: .init(address: .hostname(host, port: port), serverName: "imago", backlog: 1024),
+            configuration: .init(address: .hostname(host, port: port), serverName: serverName, backlog: 1024),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
@@ -551,6 +597,40 @@ struct Serve: AsyncParsableCommand {
             Output.error("imago: serve: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// Qualities by format: imgproxy's defaults (WebP 79, AVIF 63, JPEG XL
+    /// 77) with `--format-quality`'s `FORMAT=QUALITY` pairs over them.
+    func formatQualities() throws -> [ImageFormat: Int] {
+        var qualities: [ImageFormat: Int] = [.webp: 79, .avif: 63, .jxl: 77]
+        for pair in (formatQuality ?? "").split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.count == 2, let format = ProcessingOptions.OutputFormat(name: parts[0])?.imageFormat, let value = Int(parts[1]), (1...100).contains(value) else {
+                throw ValidationError("--format-quality must be FORMAT=QUALITY pairs, such as jpeg=85,webp=75, not \(pair).")
+            }
+            qualities[format] = value
+        }
+        return qualities
+    }
+
+    /// `--preset`'s definitions, then the lines of `--presets-path` (blank and `#` lines skipped).
+    func allPresets() throws -> [String] {
+        let given = presets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard let presetsPath else { return given }
+        // Read through a handle (a device such as /dev/null reads as empty), at most 1 MB.
+        guard let handle = FileHandle(forReadingAtPath: presetsPath), let data = try? handle.read(upToCount: 1 << 20) ?? Data() else {
+            throw ValidationError("--presets-path \(presetsPath) cannot be read.")
+        }
+        try? handle.close()
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return given + lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The level `name` names, in any case; imgproxy's `warn` is `warning`.
+    static func level(_ name: String) -> Logger.Level? {
+        let lowered = name.lowercased()
+        return Logger.Level(rawValue: lowered == "warn" ? "warning" : lowered)
     }
 
     /// An RFC 3339 time (`2026-01-01T00:00:00Z`, fractions and offsets allowed).

@@ -24,16 +24,17 @@ enum ServeEnvironment {
     /// Every flag of `imago serve`, by its long name.
     static let flags: [String: Kind] = [
         "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
+        "secret": .option, "allow-origin": .option, "path-prefix": .option, "health-check-path": .option, "server-name": .option, "head-renders": .option,
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
         "etag": .option, "etag-hash": .option, "etag-buster": .option, "last-modified": .option, "last-modified-buster": .option,
         "cache-control-passthrough": .flag, "error-cache-control": .option,
         "keep-alive-timeout": .option, "max-clients": .option, "max-memory": .option, "max-downloads-per-host": .option, "host-slot-wait": .option, "ttl": .option, "quality": .option,
-        "max-src-resolution": .option, "max-src-file-size": .option,
+        "max-src-resolution": .option, "format-quality": .option, "max-src-file-size": .option,
         "svg-rasterizer": .option, "svg-rasterizer-timeout": .option, "svg-rasterizer-memory": .option,
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
-        "preset": .repeated, "only-presets": .flag, "allow-security-options": .flag,
+        "preset": .repeated, "presets-path": .option, "only-presets": .flag, "allow-security-options": .flag,
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
         "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
@@ -42,7 +43,8 @@ enum ServeEnvironment {
     /// imgproxy's variables and the flag each sets; `IMGPROXY_BIND`,
     /// `IMGPROXY_ALLOWED_SOURCES` and the private-address switches are read apart.
     static let imgproxy: [String: String] = [
-        "IMGPROXY_KEY": "key", "IMGPROXY_SALT": "salt", "IMGPROXY_TTL": "ttl", "IMGPROXY_QUALITY": "quality",
+        "IMGPROXY_KEY": "key", "IMGPROXY_SALT": "salt", "IMGPROXY_SECRET": "secret", "IMGPROXY_ALLOW_ORIGIN": "allow-origin",
+        "IMGPROXY_PATH_PREFIX": "path-prefix", "IMGPROXY_HEALTH_CHECK_PATH": "health-check-path", "IMGPROXY_TTL": "ttl", "IMGPROXY_QUALITY": "quality", "IMGPROXY_FORMAT_QUALITY": "format-quality",
         "IMGPROXY_MAX_SRC_RESOLUTION": "max-src-resolution", "IMGPROXY_MAX_SRC_FILE_SIZE": "max-src-file-size",
         "IMGPROXY_LOCAL_FILESYSTEM_ROOT": "local-root", "IMGPROXY_WORKERS": "workers", "IMGPROXY_CONCURRENCY": "workers",
         "IMGPROXY_REQUESTS_QUEUE_SIZE": "max-queue", "IMGPROXY_SIGNATURE_SIZE": "signature-size", "IMGPROXY_TIMEOUT": "timeout",
@@ -55,7 +57,7 @@ enum ServeEnvironment {
         "IMGPROXY_ENABLE_WEBP_DETECTION": "auto-webp", "IMGPROXY_AUTO_WEBP": "auto-webp", "IMGPROXY_ENFORCE_WEBP": "enforce-webp",
         "IMGPROXY_ENABLE_AVIF_DETECTION": "auto-avif", "IMGPROXY_AUTO_AVIF": "auto-avif", "IMGPROXY_ENFORCE_AVIF": "enforce-avif",
         "IMGPROXY_AUTO_JXL": "auto-jxl", "IMGPROXY_ENFORCE_JXL": "enforce-jxl",
-        "IMGPROXY_PRESETS": "preset", "IMGPROXY_ONLY_PRESETS": "only-presets",
+        "IMGPROXY_PRESETS": "preset", "IMGPROXY_PRESETS_PATH": "presets-path", "IMGPROXY_ONLY_PRESETS": "only-presets",
         "IMGPROXY_ALLOW_SECURITY_OPTIONS": "allow-security-options",
         "IMGPROXY_WATERMARK_PATH": "watermark-path", "IMGPROXY_WATERMARK_URL": "watermark-url",
         "IMGPROXY_WATERMARK_DATA": "watermark-data", "IMGPROXY_WATERMARK_OPACITY": "watermark-opacity",
@@ -65,7 +67,7 @@ enum ServeEnvironment {
 
     /// imgproxy variables read apart from ``imgproxy``.
     static let readApart: Set<String> = [
-        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES",
+        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_PRESETS_SEPARATOR", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES",
         "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES",
         "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
         "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME",
@@ -81,12 +83,12 @@ enum ServeEnvironment {
             return String(argument.dropFirst(2).prefix { $0 != "=" })
         })
         var chosen: [String: [String]] = [:]   // flag -> values ("" for a flag)
-        func set(_ name: String, _ raw: String) {
+        func set(_ name: String, _ raw: String, separator: String = ",") {
             // An empty value counts as unset, as in imgproxy 4.
             guard !raw.isEmpty, let kind = flags[name], !given.contains(name), chosen[name] == nil else { return }
             switch kind {
             case .option: chosen[name] = [raw]
-            case .repeated: chosen[name] = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case .repeated: chosen[name] = raw.components(separatedBy: separator).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             case .flag: if isTrue(raw) { chosen[name] = [""] }
             }
         }
@@ -96,7 +98,9 @@ enum ServeEnvironment {
             if let raw = environment[variable] { set(name, raw) }
         }
         for (variable, name) in imgproxy.sorted(by: { $0.key < $1.key }) {
-            if let raw = environment[variable] { set(name, raw) }
+            // IMGPROXY_PRESETS is split by IMGPROXY_PRESETS_SEPARATOR (read as it is), so values may hold commas.
+            let separator = variable == "IMGPROXY_PRESETS" ? (environment["IMGPROXY_PRESETS_SEPARATOR"].flatMap { $0.isEmpty ? nil : $0 } ?? ",") : ","
+            if let raw = environment[variable] { set(name, raw, separator: separator) }
         }
         if let bind = environment["IMGPROXY_BIND"], let colon = bind.lastIndex(of: ":") {
             let host = bind[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
