@@ -97,6 +97,10 @@ public struct HTTPCaching: Sendable, Hashable {
     /// (only one after the buster); none when a buster's prefix is missing.
     func conditionalHeaders(ifNoneMatch: String?, ifModifiedSince: String?) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
+        // The server's own tags (a hash of an answer whose source sent no tag) mean nothing to the source.
+        let sourceTags = (ifNoneMatch ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.hasPrefix("\"" + RenderedImage.hashTagPrefix) && !$0.hasPrefix("W/\"" + RenderedImage.hashTagPrefix) }
+        let ifNoneMatch = sourceTags.isEmpty ? nil : sourceTags.joined(separator: ", ")
         if sendsETag, let ifNoneMatch, !ifNoneMatch.isEmpty {
             if let etagBuster {
                 var tag = Substring(ifNoneMatch.trimmingCharacters(in: .whitespaces))

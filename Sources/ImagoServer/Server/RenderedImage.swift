@@ -51,11 +51,15 @@ struct RenderedImage: Sendable {
                   sourceByteCount: sourceByteCount, sourceMetrics: sourceMetrics, renderingTime: renderingTime)
     }
 
-    /// The strong entity tag of `data`: its SHA-256 in hex, quoted. Equal
-    /// bytes have one tag on every replica.
+    /// The strong entity tag of `data`: `sha256-` and its SHA-256 in hex,
+    /// quoted. Equal bytes have one tag on every replica, and the prefix
+    /// tells the server's own tags from a source's.
     static func entityTag(of data: Data) -> String {
-        "\"" + SHA256.hash(data: data).lowercaseHex + "\""
+        "\"" + hashTagPrefix + SHA256.hash(data: data).lowercaseHex + "\""
     }
+
+    /// What the server's own tags start with, inside the quotes.
+    static let hashTagPrefix = "sha256-"
     /// The file extension for `Content-Disposition`.
     var fileExtension: String { format?.fileExtension ?? "svg" }
     /// Headers an SVG document is sent with, so that a browser that opens
