@@ -67,6 +67,20 @@ import Testing
         #expect(tally.keys.filter { $0.hasPrefix("error") }.count >= 2)
     }
 
+    /// Writes the BMP, ICO and TIFF seeds into `IMAGO_FUZZ_SEEDS/<format>/`
+    /// (`Fuzz/seeds/`, which `scripts/fuzz` starts those decoders' corpora from).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["IMAGO_FUZZ_SEEDS"] != nil, "set IMAGO_FUZZ_SEEDS to write the fuzz seeds"))
+    func writesTheFuzzSeeds() throws {
+        let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["IMAGO_FUZZ_SEEDS"]!)
+        for format in [ImageFormat.bmp, .ico, .tiff] {
+            let folder = root.appendingPathComponent(format.rawValue)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for seed in try Self.seeds(format) {
+                try seed.data.write(to: folder.appendingPathComponent("\(seed.name).\(format.fileExtension)"))
+            }
+        }
+    }
+
     // MARK: Outcomes
 
     /// `"image"`, `"error <code>"`, or `"FAIL …"` when the contract is broken.
