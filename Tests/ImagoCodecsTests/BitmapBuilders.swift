@@ -118,6 +118,8 @@ struct TIFFBuilder {
     var photometric: Int
     /// 1 associated alpha, 2 unassociated.
     var extraSamples: [Int] = []
+    /// 1 unsigned, 2 signed, 3 floating point; the field is left out when `nil`.
+    var sampleFormat: Int?
     var orientation: Int?
     /// 16-bit red values, then green, then blue.
     var colorMap: [Int]?
@@ -137,6 +139,7 @@ struct TIFFBuilder {
         if let orientation { entries.append((274, 3, [orientation])) }
         if !extraSamples.isEmpty { entries.append((338, 3, extraSamples)) }
         if let colorMap { entries.append((320, 3, colorMap)) }
+        if let sampleFormat { entries.append((339, 3, [Int](repeating: sampleFormat, count: samples))) }
         entries.sort { $0.tag < $1.tag }
         let directorySize = 2 + 12 * entries.count + 4
         var extra: [UInt8] = []

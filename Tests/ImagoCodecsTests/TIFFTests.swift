@@ -48,6 +48,21 @@ import TestSupport
         #expect(image.pixel(x: 1, y: 0) == [128, 128, 128])
     }
 
+    @Test func samplesLibtiffsRGBAReaderRefusesAreScaledToEightBits() throws {
+        // 12-bit gray, packed: 0xFFF, 0x800 (3 bytes); scaled over 0...4095.
+        let twelve = TIFFBuilder(width: 2, height: 1, samples: 1, bitsPerSample: 12, photometric: 1, pixels: [0xFF, 0xF8, 0x00])
+        #expect(try decoder.decode(twelve.data).pixels == [255, 128])
+        // 32-bit unsigned gray: the top and the middle of the range.
+        let wide = TIFFBuilder(width: 2, height: 1, samples: 1, bitsPerSample: 32, photometric: 1,
+                               pixels: littleEndian(0xFFFF_FFFF, 4) + littleEndian(0x8000_0000, 4))
+        #expect(try decoder.decode(wide.data).pixels == [255, 128])
+        // 32-bit floats (sample format 3): 0...1, clamped.
+        var float = TIFFBuilder(width: 3, height: 1, samples: 1, bitsPerSample: 32, photometric: 1,
+                                pixels: [Float(0.5), 2, -1].flatMap { littleEndian(Int($0.bitPattern), 4) })
+        float.sampleFormat = 3
+        #expect(try decoder.decode(float.data).pixels == [128, 255, 0])
+    }
+
     @Test func aPaletteImageIsExpanded() throws {
         let map = [0xFFFF, 0] + [0, 0xFFFF] + [0, 0]   // index 0 red, 1 green
         let tiff = TIFFBuilder(width: 2, height: 1, samples: 1, bitsPerSample: 1, photometric: 3, colorMap: map, pixels: [0b0100_0000])

@@ -18,8 +18,11 @@ extension CodecFunctions where State == TIFFState {
     ///
     /// `makeImage` reads 8-bit RGB, RGBA and gray (with or without
     /// unassociated alpha) strips as they are stored, to `.rgb8`, `.rgba8`,
-    /// `.gray8` or `.grayAlpha8`; anything else (tiles, palettes, CMYK,
-    /// YCbCr, 1 to 16 bits, associated alpha, floating point) goes through
+    /// `.gray8` or `.grayAlpha8`, and strips of the same layouts with 9 to
+    /// 32 bits a sample (integers scaled over their range, 32-bit floats
+    /// over 0 to 1; libtiff's RGBA reader refuses 12 and 32 bits) likewise;
+    /// anything else (tiles, palettes, CMYK, YCbCr, 1 to 4 bits,
+    /// associated alpha) goes through
     /// libtiff's RGBA conversion (`TIFFReadRGBAImageOriented`) and comes
     /// out as `.rgb8` or `.rgba8` with straight alpha (`.gray8` for a gray
     /// image without alpha). The TIFF orientation is applied, as browsers
@@ -69,6 +72,9 @@ public struct TIFFState: Sendable {
     /// The pixel format the stored samples map to directly, for 8-bit
     /// strips of RGB or gray samples; `nil` for the RGBA path.
     let directFormat: PixelFormat?
+    /// How samples of 9 to 32 bits map to 8, for strips of RGB or gray
+    /// samples that libtiff's RGBA reader does not take (12 or 32 bits, floats).
+    let wideSamples: WideSamples?
     /// Whether the image has alpha (an extra sample that is alpha).
     let hasAlpha: Bool
     /// Whether the image is gray (one colour sample).
@@ -90,11 +96,6 @@ public struct TIFFState: Sendable {
             guard let width = TIFFFields.get(handle, TIFFTAG_IMAGEWIDTH, defaulted: false, as: UInt32.self),
                   let height = TIFFFields.get(handle, TIFFTAG_IMAGELENGTH, defaulted: false, as: UInt32.self) else {
                 throw CodecError.libtiff(.unsupported("the first directory has no image size"))
-            }
-            var message = [CChar](repeating: 0, count: 1024)
-            guard TIFFRGBAImageOK(handle, &message) == 1 else {
-                let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                throw CodecError.libtiff(.unsupported(stream.errors.first ?? (text.isEmpty ? "libtiff cannot read this image as RGBA" : text)))
             }
             let samples = Int(TIFFFields.get(handle, TIFFTAG_SAMPLESPERPIXEL, as: UInt16.self) ?? 1)
             let bits = Int(TIFFFields.get(handle, TIFFTAG_BITSPERSAMPLE, as: UInt16.self) ?? 1)
@@ -129,10 +130,32 @@ public struct TIFFState: Sendable {
                 default: .grayAlpha8
                 }
             }
-            return (Int(width), Int(height), orientation, profile, direct, hasAlpha, isGray)
+            // Wider samples (9 to 32 bits, integers or 32-bit floats) of the same layouts, scaled to 8 bits by Imago.
+            var wide: WideSamples?
+            if direct == nil, TIFFIsTiled(handle) == 0, (9...32).contains(bits), planar == PLANARCONFIG_CONTIG,
+               photometric == PHOTOMETRIC_RGB || photometric == PHOTOMETRIC_MINISBLACK,
+               samples == colorSamples || (samples == colorSamples + 1 && alphaKind == EXTRASAMPLE_UNASSALPHA),
+               sampleFormat == SAMPLEFORMAT_UINT || sampleFormat == SAMPLEFORMAT_INT || (sampleFormat == SAMPLEFORMAT_IEEEFP && bits == 32),
+               TIFFScanlineSize(handle) >= (Int(width) * samples * bits + 7) / 8 {
+                let format: PixelFormat = switch (colorSamples, samples > colorSamples) {
+                case (3, false): .rgb8
+                case (3, true): .rgba8
+                case (_, false): .gray8
+                default: .grayAlpha8
+                }
+                wide = WideSamples(format: format, bits: bits, isSigned: sampleFormat == SAMPLEFORMAT_INT, isFloat: sampleFormat == SAMPLEFORMAT_IEEEFP)
+            }
+            if direct == nil && wide == nil {
+                var message = [CChar](repeating: 0, count: 1024)
+                guard TIFFRGBAImageOK(handle, &message) == 1 else {
+                    let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    throw CodecError.libtiff(.unsupported(stream.errors.first ?? (text.isEmpty ? "libtiff cannot read this image as RGBA" : text)))
+                }
+            }
+            return (Int(width), Int(height), orientation, profile, direct, wide, hasAlpha, isGray)
         }
         self.data = data
-        (width, height, storedOrientation, colorProfile, directFormat, hasAlpha, isGray) = fields
+        (width, height, storedOrientation, colorProfile, directFormat, wideSamples, hasAlpha, isGray) = fields
         orientation = ImageOrientation(rawValue: Int(storedOrientation)) ?? .up
     }
 
@@ -140,6 +163,7 @@ public struct TIFFState: Sendable {
     func decode(options: ImageDecodingOptions) throws -> Image {
         try TIFFMemory.reading(data, maximumAllocation: Self.maximumAllocation(options)) { handle, stream in
             if let directFormat { return try readStrips(handle, stream: stream, as: directFormat) }
+            if let wideSamples { return try readWideStrips(handle, stream: stream, as: wideSamples) }
             return try readRGBA(handle, stream: stream)
         }
     }
@@ -158,6 +182,22 @@ public struct TIFFState: Sendable {
         }
         if let failure { throw failure }
         return Image(width: width, height: height, pixelFormat: format, pixels: pixels)
+    }
+
+    /// The scanlines of an RGB(A) or gray (and alpha) image of wide samples, each scaled to 8 bits.
+    private func readWideStrips(_ handle: OpaquePointer, stream: TIFFStream, as samples: WideSamples) throws -> Image {
+        let channels = samples.format.bytesPerPixel
+        var line = [UInt8](repeating: 0, count: Int(TIFFScanlineSize(handle)))
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        for row in 0..<height {
+            guard TIFFReadScanline(handle, &line, UInt32(row), 0) == 1 else {
+                throw CodecError.libtiff(.call("TIFFReadScanline", message: stream.errors.first ?? "row \(row) could not be read"))
+            }
+            line.withUnsafeBytes { line in
+                for index in 0..<width * channels { pixels[row * width * channels + index] = samples.sample(index, of: line) }
+            }
+        }
+        return Image(width: width, height: height, pixelFormat: samples.format, pixels: pixels)
     }
 
     /// The image through libtiff's RGBA reader, rows as stored, alpha made straight.
@@ -201,5 +241,44 @@ public struct TIFFState: Sendable {
         guard alpha != 0 else { return 0 }
         guard alpha != 255 else { return value }
         return UInt8(min(255, (Int(value) * 255 + Int(alpha) / 2) / Int(alpha)))
+    }
+}
+
+/// Samples of 9 to 32 bits in a scanline (16 and 32 in the machine's byte
+/// order, as libtiff gives them; other widths packed, most significant bit
+/// first), scaled to 8 bits: unsigned integers over their range, signed
+/// ones over their positive range (negative values are 0), 32-bit floats
+/// over 0 to 1.
+struct WideSamples: Sendable, Hashable {
+    /// The pixel format the samples become.
+    let format: PixelFormat
+    /// Bits per sample, 9 to 32.
+    let bits: Int
+    let isSigned: Bool
+    let isFloat: Bool
+
+    /// Sample `index` of `line`, scaled to 8 bits.
+    func sample(_ index: Int, of line: UnsafeRawBufferPointer) -> UInt8 {
+        if isFloat {
+            let value = Float(bitPattern: line.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
+            return value.isNaN ? 0 : UInt8((min(max(value, 0), 1) * 255).rounded())
+        }
+        var raw: UInt64
+        switch bits {
+        case 16: raw = UInt64(line.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self))
+        case 32: raw = UInt64(line.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
+        default:
+            raw = 0
+            let first = index * bits
+            for bit in first..<first + bits {
+                raw = raw << 1 | UInt64(line[bit >> 3] >> (7 - UInt8(bit & 7)) & 1)
+            }
+        }
+        var maximum = (UInt64(1) << UInt64(bits)) - 1
+        if isSigned {
+            if raw >> UInt64(bits - 1) & 1 == 1 { return 0 }
+            maximum >>= 1
+        }
+        return UInt8((raw * 255 + maximum / 2) / maximum)
     }
 }
