@@ -27,21 +27,18 @@ import TestSupport
         #expect(image.pixel(x: 0, y: 1) == [0, 0, 255, 255])
     }
 
-    @Test func thirtyTwoBitPixelsKeepTheirOwnAlpha() throws {
-        // 2x1 BGRA: half-transparent green, opaque red; the AND mask (all transparent) is ignored.
-        let dib = BMPBuilder(width: 2, height: 2, bitCount: 32, pixels: [0, 255, 0, 128, 0, 0, 255, 255]).dib
-        let entry = ICOBuilder.Entry(width: 2, height: 1, bitCount: 32, bytes: dib + ICOBuilder.andMask(width: 2, transparent: [[true, true]]))
+    @Test(arguments: [
+        // 2x1 BGRA: half-transparent green and opaque red keep their alpha; the AND mask (all transparent) is ignored.
+        ([0, 255, 0, 128, 0, 0, 255, 255], [true, true], [[0, 255, 0, 128], [255, 0, 0, 255]]),
+        // Alpha all 0: the pixels have none, and the AND mask gives it.
+        ([0, 255, 0, 0, 0, 0, 255, 0], [false, true], [[0, 255, 0, 255], [255, 0, 0, 0]]),
+    ] as [([UInt8], [Bool], [[UInt8]])])
+    func thirtyTwoBitPixelsUseTheirAlphaOrElseTheMask(bgra: [UInt8], transparent: [Bool], expected: [[UInt8]]) throws {
+        let dib = BMPBuilder(width: 2, height: 2, bitCount: 32, pixels: bgra).dib
+        let entry = ICOBuilder.Entry(width: 2, height: 1, bitCount: 32, bytes: dib + ICOBuilder.andMask(width: 2, transparent: [transparent]))
         let image = try decoder.decode(ICOBuilder(entries: [entry]).data)
-        #expect(image.pixel(x: 0, y: 0) == [0, 255, 0, 128])
-        #expect(image.pixel(x: 1, y: 0) == [255, 0, 0, 255])
-    }
-
-    @Test func thirtyTwoBitPixelsWithoutAlphaUseTheMask() throws {
-        let dib = BMPBuilder(width: 2, height: 2, bitCount: 32, pixels: [0, 255, 0, 0, 0, 0, 255, 0]).dib
-        let entry = ICOBuilder.Entry(width: 2, height: 1, bitCount: 32, bytes: dib + ICOBuilder.andMask(width: 2, transparent: [[false, true]]))
-        let image = try decoder.decode(ICOBuilder(entries: [entry]).data)
-        #expect(image.pixel(x: 0, y: 0) == [0, 255, 0, 255])
-        #expect(image.pixel(x: 1, y: 0)[3] == 0)
+        #expect(image.pixel(x: 0, y: 0) == expected[0])
+        #expect(image.pixel(x: 1, y: 0)[3] == expected[1][3])
     }
 
     @Test func aMissingANDMaskLeavesThePixelsOpaque() throws {
