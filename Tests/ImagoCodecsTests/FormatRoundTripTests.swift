@@ -47,6 +47,15 @@ import TestSupport
         #expect(decoded.pixels == image.pixels)
     }
 
+    @Test func aGrayProfileIsNotWrittenOnColourPixels() throws {
+        var gray = TestImages.gradient(width: 4, height: 4).converted(to: .gray8)
+        gray.colorProfile = ColorProfile(data: try Fixtures.data("color/gray.icc"))
+        let keep = ImageDecodingOptions(colorManagement: .keepOriginal)
+        #expect(try ImageDecoders.bmp().decode(try ImageEncoders.bmp().encode(gray), options: keep).colorProfile == nil)
+        #expect(try ImageDecoders.ico().decode(try ImageEncoders.ico().encode(gray), options: keep).colorProfile == nil)
+        #expect(try ImageDecoders.tiff().decode(try ImageEncoders.tiff().encode(gray), options: keep).colorProfile == gray.colorProfile)
+    }
+
     // MARK: ICO
 
     @Test func anIconHoldsOnePNG() throws {

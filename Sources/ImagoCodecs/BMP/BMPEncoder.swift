@@ -28,7 +28,7 @@ public struct BMPEncoder: ImageEncoding {
         let first = image.firstFrame
         let hasAlpha = first.pixelFormat.hasAlpha && !first.isOpaque
         let pixels = first.converted(to: hasAlpha ? .rgba8 : .rgb8)
-        let profile = image.colorProfile.map { [UInt8]($0.data) }
+        let profile = pixels.colorProfile.map { [UInt8]($0.data) }   // a gray image's gray profile is dropped with its grayness
         let headerSize = hasAlpha || profile != nil ? 124 : 40
         let bytesPerPixel = hasAlpha ? 4 : 3
         let stride = (pixels.width * bytesPerPixel + 3) / 4 * 4

@@ -29,9 +29,8 @@ public struct ICOEncoder: ImageEncoding {
             throw ImageEncodingError(.unsupportedImage, format: .ico,
                                      message: "\(image.width)x\(image.height) is larger than an icon's \(Self.maximumDimension)x\(Self.maximumDimension)")
         }
-        var rgba = image.firstFrame.converted(to: .rgba8)
-        rgba.colorProfile = image.colorProfile
-        let png = try PNGEncoder().encode(rgba, allowsPalette: false)
+        // The colour profile goes with the pixels (a gray image's gray profile is dropped as it becomes colour).
+        let png = try PNGEncoder().encode(image.firstFrame.converted(to: .rgba8), allowsPalette: false)
         // ICONDIR (reserved, type 1, one image), then its ICONDIRENTRY: sides (0 is 256),
         // no palette, reserved, one plane, 32 bits, the PNG's size and offset (22).
         var icon: [UInt8] = [0, 0, 1, 0, 1, 0]
