@@ -99,7 +99,10 @@ public struct TIFFState: Sendable {
             }
             let samples = Int(TIFFFields.get(handle, TIFFTAG_SAMPLESPERPIXEL, as: UInt16.self) ?? 1)
             let bits = Int(TIFFFields.get(handle, TIFFTAG_BITSPERSAMPLE, as: UInt16.self) ?? 1)
-            let photometric = Int32(TIFFFields.get(handle, TIFFTAG_PHOTOMETRIC, defaulted: false, as: UInt16.self) ?? UInt16.max)
+            let extraCount = TIFFFields.array(handle, TIFFTAG_EXTRASAMPLES, count: UInt16.self)?.1 ?? 0
+            // Without the field, libtiff's RGBA reader takes one colour sample as gray and three as RGB; so does Imago.
+            let photometric = TIFFFields.get(handle, TIFFTAG_PHOTOMETRIC, defaulted: false, as: UInt16.self).map(Int32.init)
+                ?? (samples - extraCount >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK)
             let planar = Int32(TIFFFields.get(handle, TIFFTAG_PLANARCONFIG, as: UInt16.self) ?? 1)
             let sampleFormat = Int32(TIFFFields.get(handle, TIFFTAG_SAMPLEFORMAT, as: UInt16.self) ?? 1)
             let orientation = TIFFFields.get(handle, TIFFTAG_ORIENTATION, as: UInt16.self) ?? 1
