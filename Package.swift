@@ -143,6 +143,12 @@ let package = Package(
             name: "CJxl",
             providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]
         ),
+        // libtiff: TIFF decoding and encoding, read from and written to memory.
+        .systemLibrary(
+            name: "CTiff",
+            pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]
+        ),
         // giflib ships a pkg-config file only in recent releases; its header is on the default path.
         .systemLibrary(
             name: "CGif",
@@ -175,10 +181,11 @@ let package = Package(
             path: "Sources/ImagoSVGRasterizer",
             swiftSettings: swiftSettings
         ),
-        // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL decoders, and encoders, over the C libraries.
+        // JPEG, PNG (with APNG), GIF, WebP, AVIF, HEIC, JPEG XL and TIFF decoders and encoders over
+        // the C libraries; BMP and ICO in Swift.
         .target(
             name: "ImagoCodecs",
-            dependencies: ["Imago", "CImagoKernels", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CZlib", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl"],
+            dependencies: ["Imago", "CImagoKernels", "CTurboJPEG", "CSpng", "CDeflate", "CISAL", "CZlib", "CWebP", "CGif", "CLcms2", "CAvif", "CHeif", "CJxl", "CTiff"],
             swiftSettings: swiftSettings
         ),
         // A network loader over AsyncHTTPClient (SwiftNIO), for servers and command-line tools.

@@ -13,7 +13,7 @@ import Imago
 /// ```
 public enum ImageDecoders {
     /// A registry with a decoder for every ``ImageFormat``: JPEG, PNG
-    /// (with APNG), GIF, WebP, AVIF, HEIC and JPEG XL.
+    /// (with APNG), GIF, WebP, AVIF, HEIC, JPEG XL, BMP, ICO and TIFF.
     public static let all = ImageDecoderRegistry([
         .png: png(),
         .jpeg: jpeg(),
@@ -22,6 +22,9 @@ public enum ImageDecoders {
         .avif: avif(),
         .heic: heic(),
         .jxl: jxl(),
+        .bmp: bmp(),
+        .ico: ico(),
+        .tiff: tiff(),
     ])
 
     /// The decoder for `format`, with the production table.
@@ -34,6 +37,9 @@ public enum ImageDecoders {
         case .avif: avif()
         case .heic: heic()
         case .jxl: jxl()
+        case .bmp: bmp()
+        case .ico: ico()
+        case .tiff: tiff()
         }
     }
 
@@ -45,7 +51,7 @@ public enum ImageDecoders {
     ///   scans or 256 grid tiles, ``ImageDecodingOptions``' defaults).
     public static func info(for data: Data) throws -> ImageInfo {
         guard let format = ImageFormat(sniffing: data) else {
-            throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC or JPEG XL image")
+            throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC, JPEG XL, BMP, ICO or TIFF image")
         }
         return try decoder(for: format).info(for: data)
     }
@@ -117,5 +123,38 @@ public enum ImageDecoders {
     /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
     public static func jxl<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
         CodecDecoder(format: .jxl, functions: functions, colorConversion: colorConversion)
+    }
+
+    /// The BMP decoder: Imago's own reader, every size checked against the data.
+    public static func bmp() -> CodecDecoder { bmp(functions: .bmp) }
+
+    /// A BMP decoder over `functions`: the production table with an entry
+    /// replaced, or a test double. A V5 header's embedded colour profile
+    /// goes through `colorConversion` (Little CMS by default; `nil` keeps
+    /// it on the image).
+    public static func bmp<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .bmp, functions: functions, colorConversion: colorConversion)
+    }
+
+    /// The ICO decoder: the icon's largest image, PNG through libspng, BMP
+    /// through Imago's own reader.
+    public static func ico() -> CodecDecoder { ico(functions: .ico) }
+
+    /// An ICO decoder over `functions`: the production table with an entry
+    /// replaced, or a test double. A PNG image's colour profile goes
+    /// through `colorConversion` (Little CMS by default; `nil` keeps it on
+    /// the image).
+    public static func ico<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .ico, functions: functions, colorConversion: colorConversion)
+    }
+
+    /// The TIFF decoder over libtiff (the first page).
+    public static func tiff() -> CodecDecoder { tiff(functions: .tiff) }
+
+    /// A TIFF decoder over `functions`: the production table with an entry
+    /// replaced, or a test double. Embedded colour profiles go through
+    /// `colorConversion` (Little CMS by default; `nil` keeps them on the image).
+    public static func tiff<State>(functions: CodecFunctions<State>, colorConversion: ColorConversionFunctions? = .lcms2) -> CodecDecoder {
+        CodecDecoder(format: .tiff, functions: functions, colorConversion: colorConversion)
     }
 }

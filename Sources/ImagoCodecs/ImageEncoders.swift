@@ -49,24 +49,44 @@ public enum ImageEncoders {
         JXLEncoder(quality: quality, lossless: lossless, effort: effort)
     }
 
+    /// A HEIC encoder (libheif over x265) at `quality`. An image's colour
+    /// profile is always embedded.
+    public static func heic(quality: Int = HEICEncoder.defaultQuality) -> HEICEncoder {
+        HEICEncoder(quality: quality)
+    }
+
+    /// A BMP encoder: 24-bit, or 32-bit when the image has alpha.
+    public static func bmp() -> BMPEncoder { BMPEncoder() }
+
+    /// An ICO encoder: one PNG image of at most 256x256 pixels.
+    public static func ico() -> ICOEncoder { ICOEncoder() }
+
+    /// A TIFF encoder (libtiff), its strips compressed as `compression` says.
+    public static func tiff(compression: TIFFEncoder.Compression = .deflate) -> TIFFEncoder {
+        TIFFEncoder(compression: compression)
+    }
+
     /// The quality a lossy format is written at when none is given: JPEG
-    /// 85, WebP 80, AVIF 60, JPEG XL 80 (each encoder's `defaultQuality`);
-    /// `nil` for PNG and GIF, which have none, and for HEIC, which Imago does not write.
+    /// 85, WebP 80, AVIF 60, JPEG XL 80, HEIC 60 (each encoder's
+    /// `defaultQuality`); `nil` for the lossless formats (PNG, GIF, BMP,
+    /// ICO, TIFF), which have none.
     public static func defaultQuality(for format: ImageFormat) -> Int? {
         switch format {
         case .jpeg: JPEGEncoder.defaultQuality
         case .webp: WebPEncoder.defaultQuality
         case .avif: AVIFEncoder.defaultQuality
         case .jxl: JXLEncoder.defaultQuality
-        case .png, .gif, .heic: nil
+        case .heic: HEICEncoder.defaultQuality
+        case .png, .gif, .bmp, .ico, .tiff: nil
         }
     }
 
     /// The encoder for `format`: at `quality` (1 to 100) for JPEG, WebP,
-    /// AVIF and JPEG XL, or at ``defaultQuality(for:)`` when it is `nil`;
-    /// PNG and GIF ignore the quality. Other settings are the encoders'
-    /// defaults. `nil` for HEIC, which Imago does not write (see
-    /// ``Imago/ImageFormat/isWritable``).
+    /// AVIF, JPEG XL and HEIC, or at ``defaultQuality(for:)`` when it is
+    /// `nil`; the lossless formats ignore the quality. Other settings are
+    /// the encoders' defaults (TIFF with deflate). Every format has one
+    /// (see ``Imago/ImageFormat/isWritable``); an ICO encoder refuses
+    /// images over 256x256.
     ///
     /// ```swift
     /// let format = ImageFormat.defaultOutputFormat(forSource: response.format, hasAlpha: image.pixelFormat.hasAlpha)
@@ -80,13 +100,17 @@ public enum ImageEncoders {
         case .avif: avif(quality: quality ?? AVIFEncoder.defaultQuality)
         case .gif: GIFEncoder()
         case .jxl: jxl(quality: quality ?? JXLEncoder.defaultQuality)
-        case .heic: nil
+        case .heic: heic(quality: quality ?? HEICEncoder.defaultQuality)
+        case .bmp: bmp()
+        case .ico: ico()
+        case .tiff: tiff()
         }
     }
 
     /// The animation encoder for `format`: APNG for PNG, animated WebP at
     /// `quality` (or ``defaultQuality(for:)``), GIF. `nil` for the formats
-    /// Imago writes as stills only (JPEG, AVIF, JPEG XL, HEIC).
+    /// Imago writes as stills only (JPEG, AVIF, JPEG XL, HEIC, BMP, ICO,
+    /// TIFF).
     ///
     /// ```swift
     /// if image.isAnimated, let encoder = ImageEncoders.animationEncoder(for: .webp) {
@@ -98,7 +122,7 @@ public enum ImageEncoders {
         case .png: APNGEncoder()
         case .webp: WebPAnimationEncoder(quality: Float(quality ?? WebPEncoder.defaultQuality))
         case .gif: GIFAnimationEncoder()
-        case .jpeg, .avif, .jxl, .heic: nil
+        case .jpeg, .avif, .jxl, .heic, .bmp, .ico, .tiff: nil
         }
     }
 
@@ -106,15 +130,15 @@ public enum ImageEncoders {
     /// encoder when ``Imago/OutputDecision/isAnimated``, else the first
     /// frame with the still encoder, at the decision's quality, with the
     /// image's EXIF as ``Imago/OutputDecision/metadata`` keeps it (JPEG,
-    /// PNG, WebP and AVIF; none by default).
+    /// PNG, WebP, AVIF and HEIC; none by default).
     ///
     /// ```swift
     /// let decision = OutputPolicy().decision(forSource: .gif, hasAlpha: image.pixelFormat.hasAlpha, isAnimated: image.isAnimated)
     /// let data = try ImageEncoders.encode(image, as: decision)   // an animated GIF stays one
     /// ```
     ///
-    /// - Throws: ``ImageEncodingError`` when the encoder fails, or when
-    ///   the format is one Imago does not write (HEIC).
+    /// - Throws: ``ImageEncodingError`` when the encoder fails (an icon
+    ///   over 256x256 is `unsupportedImage`).
     public static func encode(_ image: Image, as decision: OutputDecision) throws -> Data {
         let exif = image.metadata?.exif(keeping: decision.metadata)
         if decision.isAnimated, image.isAnimated, let encoder = animationEncoder(for: decision.format, quality: decision.quality) {
@@ -123,6 +147,9 @@ public enum ImageEncoders {
         }
         if decision.format == .avif, let exif {
             return try avif(quality: decision.quality ?? AVIFEncoder.defaultQuality).encode(image.firstFrame, exif: exif)
+        }
+        if decision.format == .heic, let exif {
+            return try heic(quality: decision.quality ?? HEICEncoder.defaultQuality).encode(image.firstFrame, exif: exif)
         }
         guard let encoder = encoder(for: decision.format, quality: decision.quality) else {
             throw ImageEncodingError(.unsupportedFormat, format: decision.format, message: "Imago does not write \(decision.format)")

@@ -67,6 +67,20 @@ import Testing
         #expect(tally.keys.filter { $0.hasPrefix("error") }.count >= 2)
     }
 
+    /// Writes the BMP, ICO and TIFF seeds into `IMAGO_FUZZ_SEEDS/<format>/`
+    /// (`Fuzz/seeds/`, which `scripts/fuzz` starts those decoders' corpora from).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["IMAGO_FUZZ_SEEDS"] != nil, "set IMAGO_FUZZ_SEEDS to write the fuzz seeds"))
+    func writesTheFuzzSeeds() throws {
+        let root = URL(fileURLWithPath: ProcessInfo.processInfo.environment["IMAGO_FUZZ_SEEDS"]!)
+        for format in [ImageFormat.bmp, .ico, .tiff] {
+            let folder = root.appendingPathComponent(format.rawValue)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for seed in try Self.seeds(format) {
+                try seed.data.write(to: folder.appendingPathComponent("\(seed.name).\(format.fileExtension)"))
+            }
+        }
+    }
+
     // MARK: Outcomes
 
     /// `"image"`, `"error <code>"`, or `"FAIL …"` when the contract is broken.
@@ -187,7 +201,86 @@ import Testing
             ] + (try fixtures(in: "avif"))
         case .heic, .jxl:
             return try fixtures(in: format.rawValue)
+        case .bmp:
+            return try bitmapSeeds(gradient: gradient, translucent: translucent)
+        case .ico:
+            return try iconSeeds(translucent: translucent)
+        case .tiff:
+            return try tiffSeeds(gradient: gradient, translucent: translucent)
         }
+    }
+
+    static let colours: [[UInt8]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 255], [10, 20, 30]]
+
+    /// BMPs from the encoder (24-bit, 32-bit with alpha, a V5 header with a profile) and built byte by byte.
+    static func bitmapSeeds(gradient: Image, translucent: Image) throws -> [Seed] {
+        var tagged = gradient
+        tagged.colorProfile = ColorProfile(data: try Fixtures.data("color/display-p3.icc"))
+        let indices = (0..<6).map { row in (0..<9).map { UInt8(($0 + row) % 5) } }
+        let nibbles = indices.map { row in stride(from: 0, to: row.count, by: 2).map { row[$0] << 4 | (($0 + 1 < row.count) ? row[$0 + 1] : 0) } }
+        let bits = indices.map { row in [row.prefix(8).enumerated().reduce(UInt8(0)) { $0 | ($1.element & 1) << (7 - $1.offset) }, (row[8] & 1) << 7] }
+        let rle8: [UInt8] = [9, 1, 0, 0, 0, 5, 1, 2, 3, 4, 0, 0, 4, 2, 0, 2, 3, 1, 2, 4, 0, 0, 0, 1]
+        let rle4: [UInt8] = [9, 0x12, 0, 0, 0, 5, 0x34, 0x01, 0x20, 0, 0, 2, 2, 1, 4, 0x33, 0, 0, 0, 1]
+        let bgra: [UInt8] = (0..<24).flatMap { (index: Int) -> [UInt8] in
+            [UInt8(index * 10), UInt8(255 - index * 10), UInt8(index * 3), UInt8(index * 11)]
+        }
+        return [
+            Seed(name: "bmp-24", data: try ImageEncoders.bmp().encode(gradient)),
+            Seed(name: "bmp-32-alpha", data: try ImageEncoders.bmp().encode(translucent)),
+            Seed(name: "bmp-v5-profile", data: try ImageEncoders.bmp().encode(tagged)),
+            Seed(name: "bmp-1", data: BMPBuilder(width: 9, height: 6, bitCount: 1, palette: [colours[0], colours[3]], pixels: BMPBuilder.rows(bits)).data),
+            Seed(name: "bmp-4", data: BMPBuilder(width: 9, height: 6, bitCount: 4, palette: colours, pixels: BMPBuilder.rows(nibbles)).data),
+            Seed(name: "bmp-8-core", data: BMPBuilder(width: 9, height: 6, bitCount: 8, headerSize: 12, palette: colours, pixels: BMPBuilder.rows(indices)).data),
+            Seed(name: "bmp-rle8", data: BMPBuilder(width: 9, height: 4, bitCount: 8, compression: 1, palette: colours, pixels: rle8).data),
+            Seed(name: "bmp-rle4", data: BMPBuilder(width: 9, height: 4, bitCount: 4, compression: 2, palette: colours, pixels: rle4).data),
+            Seed(name: "bmp-565", data: BMPBuilder(width: 6, height: 4, bitCount: 16, compression: 3, masks: [0xF800, 0x07E0, 0x001F],
+                                                   pixels: BMPBuilder.rows((0..<4).map { row in (0..<12).map { UInt8($0 * 21 + row * 7) } })).data),
+            Seed(name: "bmp-v4-masks-top-down", data: BMPBuilder(width: 6, height: -4, bitCount: 32, compression: 3, headerSize: 108,
+                                                                 masks: [0xFF00_0000, 0xFF_0000, 0xFF00, 0xFF], pixels: bgra).data),
+        ]
+    }
+
+    /// Icons: the encoder's (one PNG), and built ones holding BMP images (24-bit with an AND mask, 32-bit, 8-bit), several sizes.
+    static func iconSeeds(translucent: Image) throws -> [Seed] {
+        func dib(_ width: Int, _ height: Int, bitCount: Int, palette: [[UInt8]] = []) -> [UInt8] {
+            let rowBytes = (width * bitCount + 7) / 8
+            let modulus = palette.isEmpty ? 256 : palette.count
+            let rows: [[UInt8]] = (0..<height).map { (row: Int) -> [UInt8] in
+                (0..<rowBytes).map { (column: Int) -> UInt8 in UInt8((column * 37 + row * 11) % modulus) }
+            }
+            let mask = ICOBuilder.andMask(width: width, transparent: (0..<height).map { row in (0..<width).map { ($0 + row) % 3 == 0 } })
+            return BMPBuilder(width: width, height: 2 * height, bitCount: bitCount, palette: palette, pixels: BMPBuilder.rows(rows)).dib + mask
+        }
+        let png = [UInt8](try ImageEncoders.png().encode(translucent))
+        return [
+            Seed(name: "ico-png", data: try ImageEncoders.ico().encode(translucent)),
+            Seed(name: "ico-24", data: ICOBuilder(entries: [.init(width: 7, height: 5, bitCount: 24, bytes: dib(7, 5, bitCount: 24))]).data),
+            Seed(name: "ico-32", data: ICOBuilder(entries: [.init(width: 6, height: 6, bitCount: 32, bytes: dib(6, 6, bitCount: 32))]).data),
+            Seed(name: "ico-8", data: ICOBuilder(entries: [.init(width: 9, height: 4, bitCount: 8, bytes: dib(9, 4, bitCount: 8, palette: colours))]).data),
+            Seed(name: "ico-three", data: ICOBuilder(entries: [
+                .init(width: 4, height: 4, bitCount: 4, bytes: dib(4, 4, bitCount: 4, palette: colours)),
+                .init(width: 20, height: 12, bitCount: 32, bytes: png),
+                .init(width: 8, height: 8, bitCount: 24, bytes: dib(8, 8, bitCount: 24)),
+            ]).data),
+        ]
+    }
+
+    /// TIFFs: the encoder's (deflate, LZW, gray) and built ones for libtiff's RGBA path.
+    static func tiffSeeds(gradient: Image, translucent: Image) throws -> [Seed] {
+        var twoPages = TIFFBuilder(width: 3, height: 3, samples: 1, photometric: 1, pixels: (0..<9).map { UInt8($0 * 28) })
+        twoPages.nextPages = [TIFFBuilder(width: 2, height: 2, samples: 3, photometric: 2, pixels: [UInt8](repeating: 90, count: 12))]
+        return [
+            Seed(name: "tiff-deflate", data: try ImageEncoders.tiff().encode(gradient.converted(to: .rgb8))),
+            Seed(name: "tiff-lzw-alpha", data: try ImageEncoders.tiff(compression: .lzw).encode(translucent)),
+            Seed(name: "tiff-gray", data: try ImageEncoders.tiff().encode(gradient.converted(to: .gray8))),
+            Seed(name: "tiff-16-oriented", data: TIFFBuilder(width: 4, height: 3, samples: 3, bitsPerSample: 16, photometric: 2, orientation: 6,
+                                                             pixels: (0..<72).map { UInt8($0 * 3 % 256) }).data),
+            Seed(name: "tiff-palette", data: TIFFBuilder(width: 4, height: 2, samples: 1, bitsPerSample: 4, photometric: 3,
+                                                         colorMap: (0..<48).map { $0 * 4_000 }, pixels: [0x01, 0x23, 0x45, 0x67]).data),
+            Seed(name: "tiff-associated-alpha", data: TIFFBuilder(width: 2, height: 2, samples: 4, photometric: 2, extraSamples: [1],
+                                                                  pixels: [128, 64, 0, 128, 0, 0, 0, 0, 255, 255, 255, 255, 10, 20, 30, 40]).data),
+            Seed(name: "tiff-two-pages", data: twoPages.data),
+        ]
     }
 
     /// The committed fixtures of one format's folder (made by other tools), up to 50 KB each;
@@ -229,6 +322,9 @@ struct Mutator {
         case .webp: out += webpFields()
         case .avif, .heic: out += heifFields()
         case .jxl: break   // the generic mutations only: the codestream is a bit stream, not fields
+        case .bmp: out += bitmapFields()
+        case .ico: out += iconFields()
+        case .tiff: out += tiffFields()
         }
         return out
     }
@@ -682,6 +778,94 @@ struct Mutator {
             let whole = chunk.offset..<min(count, payload + chunk.size + (chunk.size & 1))
             out.append(mutant("\(name) removed", Array(bytes[..<whole.lowerBound] + bytes[whole.upperBound...])))
             out.append(mutant("\(name) twice", Array(bytes[..<whole.upperBound] + bytes[whole] + bytes[whole.upperBound...])))
+        }
+        return out
+    }
+
+    /// BMP: the file header's size and pixel offset, then the DIB header's fields.
+    func bitmapFields() -> [Mutant] {
+        var out: [Mutant] = []
+        for value in [0, 1, 14, 54, UInt64(count), UInt64(count + 1), 0xFFFF_FFFF] as [UInt64] {
+            if let changed = setting(value, at: 10, width: 4, bigEndian: false) { out.append(mutant("pixel offset \(value)", changed)) }
+            if let changed = setting(value, at: 2, width: 4, bigEndian: false) { out.append(mutant("file size \(value)", changed)) }
+        }
+        return out + dibFields(at: 14, name: "dib")
+    }
+
+    /// The fields of a DIB header at `start`: its size, sides, bit count, compression, palette size and masks.
+    func dibFields(at start: Int, name: String) -> [Mutant] {
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int) {
+            if let changed = setting(value, at: start + field, width: width, bigEndian: false) { out.append(mutant("\(name) \(label)", changed)) }
+        }
+        for value in [0, 11, 12, 16, 39, 40, 52, 56, 64, 108, 124, 125, 0xFFFF_FFFF] as [UInt64] { set("size \(value)", value, at: 0, width: 4) }
+        guard start + 4 <= count else { return out }
+        let isCore = bytes[start] == 12
+        let sideWidth = isCore ? 2 : 4
+        for value in [0, 1, 0x7FFF, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF, 0xFFFF_FFFE] as [UInt64] {
+            set("width \(value)", value, at: 4, width: sideWidth)
+            set("height \(value)", value, at: 4 + sideWidth, width: sideWidth)
+        }
+        let bitCount = isCore ? 10 : 14
+        for value in [0, 1, 2, 3, 4, 8, 15, 16, 24, 32, 48, 64, 0xFFFF] as [UInt64] { set("bit count \(value)", value, at: bitCount, width: 2) }
+        guard !isCore else { return out }
+        for value in [0, 1, 2, 3, 4, 5, 6, 11, 0xFFFF_FFFF] as [UInt64] { set("compression \(value)", value, at: 16, width: 4) }
+        for value in [0, 1, 2, 255, 256, 257, 0xFFFF_FFFF] as [UInt64] { set("colours used \(value)", value, at: 32, width: 4) }
+        set("image size huge", 0xFFFF_FFFF, at: 20, width: 4)
+        for mask in 0..<4 {
+            for value in [0, 0xFFFF_FFFF, 0x8000_0001, 0xFF, 0xF0F0] as [UInt64] { set("mask \(mask) \(value)", value, at: 40 + 4 * mask, width: 4) }
+        }
+        for value in [0x4D42_4544, 0x7352_4742] as [UInt64] { set("colour space \(value)", value, at: 56, width: 4) }
+        for value in [0, 1, 0x7FFF_FFFF, 0xFFFF_FFFF] as [UInt64] {
+            set("profile offset \(value)", value, at: 112, width: 4)
+            set("profile size \(value)", value, at: 116, width: 4)
+        }
+        return out
+    }
+
+    /// ICO: the count, every entry's fields, and the DIB header of each BMP image.
+    func iconFields() -> [Mutant] {
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int) {
+            if let changed = setting(value, at: field, width: width, bigEndian: false) { out.append(mutant(label, changed)) }
+        }
+        for value in [0, 1, 2, 3, 255, 0xFFFF] as [UInt64] { set("count \(value)", value, at: 4, width: 2) }
+        set("type 2", 2, at: 2, width: 2)
+        let entries = count >= 6 ? min(Int(bytes[4]) | Int(bytes[5]) << 8, 8) : 0
+        for index in 0..<entries where 6 + 16 * index + 16 <= count {
+            let at = 6 + 16 * index
+            for value in [0, 1, 255] as [UInt64] {
+                set("entry \(index) width \(value)", value, at: at, width: 1)
+                set("entry \(index) height \(value)", value, at: at + 1, width: 1)
+            }
+            for value in [0, 1, 32, 0xFFFF] as [UInt64] { set("entry \(index) bit count \(value)", value, at: at + 6, width: 2) }
+            let size = Int(bytes[at + 8]) | Int(bytes[at + 9]) << 8 | Int(bytes[at + 10]) << 16 | Int(bytes[at + 11]) << 24
+            let offset = Int(bytes[at + 12]) | Int(bytes[at + 13]) << 8 | Int(bytes[at + 14]) << 16 | Int(bytes[at + 15]) << 24
+            for value in [0, 1, UInt64(size + 1), UInt64(max(size - 1, 0)), 0xFFFF_FFFF] { set("entry \(index) size \(value)", value, at: at + 8, width: 4) }
+            for value in [0, 6, UInt64(offset + 1), UInt64(count), 0xFFFF_FFFF] { set("entry \(index) offset \(value)", value, at: at + 12, width: 4) }
+            if offset + 4 <= count, bytes[offset] != 0x89 { out += dibFields(at: offset, name: "entry \(index) dib") }
+        }
+        return out
+    }
+
+    /// TIFF (little-endian seeds): the first directory's offset, and each of its entries' type, count and value.
+    func tiffFields() -> [Mutant] {
+        var out: [Mutant] = []
+        func set(_ label: String, _ value: UInt64, at field: Int, width: Int) {
+            if let changed = setting(value, at: field, width: width, bigEndian: false) { out.append(mutant(label, changed)) }
+        }
+        guard count >= 8, bytes[0] == 0x49 else { return out }
+        for value in [0, 1, 7, 9, UInt64(count), 0xFFFF_FFFF] as [UInt64] { set("directory offset \(value)", value, at: 4, width: 4) }
+        let directory = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+        guard directory + 2 <= count else { return out }
+        let entries = Int(bytes[directory]) | Int(bytes[directory + 1]) << 8
+        for value in [0, 1, 0xFFFF] as [UInt64] { set("entry count \(value)", value, at: directory, width: 2) }
+        for index in 0..<min(entries, 24) where directory + 2 + 12 * index + 12 <= count {
+            let at = directory + 2 + 12 * index
+            let tag = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+            for type in [0, 1, 3, 4, 5, 12, 16, 99] as [UInt64] { set("tag \(tag) type \(type)", type, at: at + 2, width: 2) }
+            for value in [0, 2, 0xFFFF, 0x7FFF_FFFF, 0xFFFF_FFFF] as [UInt64] { set("tag \(tag) count \(value)", value, at: at + 4, width: 4) }
+            for value in [0, 1, 2, 5, 8, 0xFFFF, UInt64(count), 0xFFFF_FFFF] as [UInt64] { set("tag \(tag) value \(value)", value, at: at + 8, width: 4) }
         }
         return out
     }

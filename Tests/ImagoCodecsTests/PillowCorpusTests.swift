@@ -45,7 +45,7 @@ import Testing
     }
 
     /// Pillow's formats that are Imago's (MPO is a JPEG with more JPEGs after it).
-    static let ourFormats: Set<String> = ["JPEG", "MPO", "PNG", "GIF", "WEBP", "AVIF", "HEIF", "JXL"]
+    static let ourFormats: Set<String> = ["JPEG", "MPO", "PNG", "GIF", "WEBP", "AVIF", "HEIF", "JXL", "BMP", "ICO", "TIFF"]
 
     static let manifestPath = ProcessInfo.processInfo.environment["IMAGO_PILLOW_CORPUS"]
 

@@ -11,6 +11,9 @@ import Testing
         (.gif, false, .png), (.gif, true, .png),
         (.heic, false, .jpeg), (.heic, true, .png),
         (.jxl, false, .jpeg), (.jxl, true, .png),
+        (.bmp, false, .jpeg), (.bmp, true, .png),
+        (.ico, false, .jpeg), (.ico, true, .png),
+        (.tiff, false, .jpeg), (.tiff, true, .png),
         (nil, false, .jpeg), (nil, true, .png),
         (.jpeg, true, .png),   // alpha added after decoding (rounded corners)
     ] as [(ImageFormat?, Bool, ImageFormat)])
@@ -26,8 +29,8 @@ import Testing
                 #expect(!hasAlpha || chosen.storesAlpha)
             }
         }
-        #expect(ImageFormat.writableFormats == [.jpeg, .png, .gif, .webp, .avif, .jxl])
-        #expect(ImageFormat.allCases.filter(\.isWritable) == [.jpeg, .png, .gif, .webp, .avif, .jxl])
+        #expect(ImageFormat.writableFormats == [.jpeg, .png, .gif, .webp, .avif, .jxl, .heic, .bmp, .ico, .tiff])
+        #expect(ImageFormat.allCases.filter(\.isWritable) == ImageFormat.allCases)
     }
 
 }

@@ -3,7 +3,7 @@ import Imago
 import ImagoCodecs
 
 /// The decoder under test, chosen by `IMAGO_FUZZ_FORMAT` (any `ImageFormat`:
-/// jpeg, png, gif, webp, avif, heic, jxl).
+/// jpeg, png, gif, webp, avif, heic, jxl, bmp, ico, tiff).
 ///
 /// The codec's table is driven directly (no sniffing), so mutations of the
 /// magic number still reach the library.

@@ -37,7 +37,7 @@ public struct ImageDecoderRegistry: ImageDecoding {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImageDecodingError(
                 .unsupportedFormat,
-                message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC or JPEG XL image"
+                message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC, JPEG XL, BMP, ICO or TIFF image"
             )
         }
         guard let decoder = decoders[format] else {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns an ``Image`` into encoded bytes of one format.
 ///
-/// `ImagoCodecs` ships encoders for PNG, JPEG, WebP and AVIF (``ImageFormat``).
+/// `ImagoCodecs` ships an encoder for every ``ImageFormat``.
 /// Encoding is synchronous and may be slow; implementations are safe to call
 /// from several threads at once.
 public protocol ImageEncoding: Sendable {
@@ -45,6 +45,6 @@ extension ErrorCode where Layer == ImageEncodingError {
     public static var unsupportedImage: Self { Self("unsupportedImage") }
     /// The codec failed while encoding.
     public static var encodingFailed: Self { Self("encodingFailed") }
-    /// Imago has no encoder for the format (HEIC).
+    /// Imago has no encoder for the format.
     public static var unsupportedFormat: Self { Self("unsupportedFormat") }
 }

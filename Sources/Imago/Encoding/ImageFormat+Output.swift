@@ -2,10 +2,10 @@
 /// answer the `imago fetch` command and the image server both give.
 extension ImageFormat {
     /// The formats Imago's encoders write (`ImagoCodecs`' `ImageEncoders`):
-    /// JPEG, PNG, GIF, WebP, AVIF and JPEG XL.
-    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif, .jxl]
+    /// every format it reads.
+    public static let writableFormats: [ImageFormat] = [.jpeg, .png, .gif, .webp, .avif, .jxl, .heic, .bmp, .ico, .tiff]
 
-    /// Whether Imago has an encoder for the format: all but HEIC.
+    /// Whether Imago has an encoder for the format: every one it reads.
     public var isWritable: Bool { Self.writableFormats.contains(self) }
 
     /// Whether the format stores an alpha channel: all but JPEG.
@@ -19,9 +19,11 @@ extension ImageFormat {
     /// - GIF becomes PNG: lossless, so flat colours, sharp edges and
     ///   transparency stay as they were, with no 256-colour limit (an
     ///   animation keeps its first frame).
-    /// - HEIC, JPEG XL and an unknown source become JPEG, the format every
-    ///   reader has for photographs (a lossy source is a photograph far more
-    ///   often than not; AVIF would take much longer to write).
+    /// - HEIC, JPEG XL, BMP, ICO, TIFF and an unknown source become JPEG,
+    ///   the format every reader has for photographs (a lossy source is a
+    ///   photograph far more often than not; AVIF and HEIC would take much
+    ///   longer to write), as imgproxy does with the formats it does not
+    ///   prefer.
     /// - Whatever the above says, an image with an alpha channel
     ///   (`hasAlpha`, usually `image.pixelFormat.hasAlpha`) goes to PNG
     ///   rather than to a format that cannot store alpha (JPEG).
@@ -37,7 +39,7 @@ extension ImageFormat {
         case .png?, .gif?: .png
         case .webp?: .webp
         case .avif?: .avif
-        case .heic?, .jxl?, nil: .jpeg
+        case .heic?, .jxl?, .bmp?, .ico?, .tiff?, nil: .jpeg
         }
         return hasAlpha && !format.storesAlpha ? .png : format
     }

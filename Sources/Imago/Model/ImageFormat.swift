@@ -24,6 +24,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case heic
     /// JPEG XL, as a bare codestream or in its ISO container.
     case jxl
+    /// BMP: a Windows bitmap (`BM`, then a DIB header).
+    case bmp
+    /// ICO: a Windows icon, a directory of BMP or PNG images.
+    case ico
+    /// TIFF, little- or big-endian, classic or BigTIFF (the first page).
+    case tiff
 
     /// Recognises the format from the data's magic number.
     ///
@@ -34,7 +40,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// HEIF container, the `ftyp` box's major brand (`avif`, `avis`;
     /// `heic`, `heix`, `heim`, `heis`, `hevc`, `hevx`), or for a generic
     /// major brand (`mif1`, `msf1`, `miaf`) its first compatible brand that names
-    /// AVIF or HEIC.
+    /// AVIF or HEIC. A BMP is `BM` followed (when the data holds it) by the
+    /// size of a DIB header Imago reads; an icon is `00 00 01 00` and a
+    /// non-zero image count; a TIFF is `II*\0` or `MM\0*` (or BigTIFF's
+    /// `II+\0`, `MM\0+`).
     public init?(sniffing data: some DataProtocol) {
         let head = Array(data.prefix(64))
         func starts(with prefix: [UInt8], at offset: Int = 0) -> Bool {
@@ -52,6 +61,13 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             self = .jxl
         } else if starts(with: Array("ftyp".utf8), at: 4), let format = Self.heifFormat(ftyp: head) {
             self = format
+        } else if starts(with: [0x42, 0x4D]) && Self.isBMPHeader(head) {
+            self = .bmp
+        } else if starts(with: [0, 0, 1, 0]) && head.count >= 6 && (head[4] != 0 || head[5] != 0) {
+            self = .ico
+        } else if starts(with: [0x49, 0x49, 0x2A, 0]) || starts(with: [0x4D, 0x4D, 0, 0x2A])
+                    || starts(with: [0x49, 0x49, 0x2B, 0]) || starts(with: [0x4D, 0x4D, 0, 0x2B]) {
+            self = .tiff
         } else if Self.hasJPEGStart(in: data.prefix(1_027)) {
             self = .jpeg
         } else {
@@ -67,6 +83,15 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
             previous = (previous.1, byte)
         }
         return false
+    }
+
+    /// Whether `head`, which starts with `BM`, goes on like a BMP: the DIB
+    /// header's size at offset 14 is one of the sizes Windows and OS/2 write
+    /// (12, 16 to 64, 108 or 124 bytes), or the data ends before it.
+    private static func isBMPHeader(_ head: [UInt8]) -> Bool {
+        guard head.count >= 18 else { return true }
+        let size = Int(head[14]) | Int(head[15]) << 8 | Int(head[16]) << 16 | Int(head[17]) << 24
+        return size == 12 || (16...64).contains(size) || size == 108 || size == 124
     }
 
     /// The format a HEIF `ftyp` box names, from its major brand or, for a
@@ -96,11 +121,60 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         return nil
     }
 
-    /// The registered MIME type, such as `image/jpeg`.
-    public var mimeType: String { "image/\(rawValue)" }
+    /// The MIME type, such as `image/jpeg`: the registered one, or the
+    /// one browsers send for icons (`image/x-icon`).
+    public var mimeType: String {
+        switch self {
+        case .ico: "image/x-icon"
+        default: "image/\(rawValue)"
+        }
+    }
+
+    /// Every MIME type the format is known by, ``mimeType`` first: BMP's
+    /// `image/x-ms-bmp` and `image/x-bmp`, the icon's registered
+    /// `image/vnd.microsoft.icon`.
+    public var mimeTypes: [String] {
+        switch self {
+        case .bmp: [mimeType, "image/x-ms-bmp", "image/x-bmp"]
+        case .ico: [mimeType, "image/vnd.microsoft.icon"]
+        case .jpeg: [mimeType, "image/pjpeg"]
+        default: [mimeType]
+        }
+    }
 
     /// The usual file extension, without a dot.
-    public var fileExtension: String { rawValue == "jpeg" ? "jpg" : rawValue }
+    public var fileExtension: String {
+        rawValue == "jpeg" ? "jpg" : rawValue
+    }
+
+    /// Every file extension the format is known by, without dots,
+    /// ``fileExtension`` first (`jpg`, `jpeg`, `jpe`; `tiff`, `tif`;
+    /// `heic`, `heif`).
+    public var fileExtensions: [String] {
+        switch self {
+        case .jpeg: ["jpg", "jpeg", "jpe"]
+        case .tiff: ["tiff", "tif"]
+        case .heic: ["heic", "heif"]
+        default: [fileExtension]
+        }
+    }
+
+    /// The format a file extension (with or without its dot, any case)
+    /// names, such as `.tiff` or `JPG`; `nil` for one Imago does not read.
+    public init?(fileExtension: String) {
+        let name = (fileExtension.hasPrefix(".") ? String(fileExtension.dropFirst()) : fileExtension).lowercased()
+        guard let format = Self.allCases.first(where: { $0.fileExtensions.contains(name) }) else { return nil }
+        self = format
+    }
+
+    /// The format a MIME type names (any case, parameters ignored), such as
+    /// `image/x-icon` or `image/tiff; charset=binary`; `nil` for one Imago
+    /// does not read.
+    public init?(mimeType: String) {
+        let name = mimeType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard let format = Self.allCases.first(where: { $0.mimeTypes.contains(name) }) else { return nil }
+        self = format
+    }
 
     public var description: String { rawValue }
 }

@@ -189,7 +189,7 @@ extension APNG {
     /// Frame `index`'s pixels, RGBA8, decoded by libspng from a PNG made of its data.
     private func decodeFrame(_ index: Int, from data: Data) throws -> [UInt8] {
         let frame = frames[index]
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        var png = PNGEncoder.signature
         var ihdr = header
         for shift in 0..<4 {
             ihdr[shift] = UInt8(truncatingIfNeeded: frame.width >> (24 - 8 * shift))

@@ -93,7 +93,7 @@ public struct APNGEncoder: AnimationEncoding {
 
         func finish() throws -> Data {
             guard frameCount > 0 else { throw ImageEncodingError(.unsupportedImage, format: .png, message: "an animation needs a frame") }
-            var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            var png = PNGEncoder.signature
             APNG.append(chunk: Array("IHDR".utf8), header, to: &png)
             APNG.append(chunk: Array("acTL".utf8), Self.bigEndian(UInt32(frameCount)) + Self.bigEndian(UInt32(clamping: max(0, loopCount))), to: &png)
             png += chunks

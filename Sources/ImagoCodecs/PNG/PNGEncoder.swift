@@ -53,10 +53,20 @@ public struct PNGEncoder: ImageEncoding {
 
     public var format: ImageFormat { .png }
 
+    /// The eight bytes every PNG file starts with.
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
     public func encode(_ image: Image) throws -> Data {
-        let encoded = try Self.imageData(of: image, compression: compression, allowsPalette: true)
+        try encode(image, allowsPalette: true)
+    }
+
+    /// Encodes the first frame of `image`; without `allowsPalette`, in its
+    /// own pixel format even when it has few colours (an icon's PNG image,
+    /// kept 32-bit RGBA, the layout icon readers expect).
+    func encode(_ image: Image, allowsPalette: Bool) throws -> Data {
+        let encoded = try Self.imageData(of: image, compression: compression, allowsPalette: allowsPalette)
         let compressed = encoded.data
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        var png = Self.signature
         png.reserveCapacity(compressed.count + compressed.count / (1 << 20) * 12 + (image.colorProfile?.data.count ?? 0) + 1200)
         APNG.append(chunk: Array("IHDR".utf8), encoded.header, to: &png)
         if let profile = image.colorProfile {

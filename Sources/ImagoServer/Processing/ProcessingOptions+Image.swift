@@ -102,7 +102,7 @@ extension ProcessingOptions.OutputFormat {
         case .avif: self = .avif
         case .gif: self = .gif
         case .jxl: self = .jxl
-        case .heic: return nil
+        case .heic, .bmp, .ico, .tiff: return nil
         }
     }
 
