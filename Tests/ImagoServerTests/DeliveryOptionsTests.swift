@@ -64,7 +64,7 @@ import Testing
         withQuality.quality = 90
         #expect(try withQuality.encoder(for: .jpeg).encode(image) == ImageEncoders.jpeg(quality: 90).encode(image))
         #expect(throws: ImageServerError.self) { try parse("fq:jpeg") }
-        #expect(throws: ImageServerError.self) { try parse("fq:tiff:50") }
+        #expect(throws: ImageServerError.self) { try parse("fq:tga:50") }
     }
 
     @Test func theOtherDeliveryOptionsParse() throws {

@@ -31,7 +31,7 @@ import Testing
             for options in ["rs:fit:0:-1", "w:1000000000", "rs:stretch:10:10", "unknown:1", "q:101", "bl:1e9", "g:middle", "rs:fit:10:10:maybe"] {
                 try await expectError(client, Fixture.path(options, source), status: .notFound, code: "bad_options")
             }
-            try await expectError(client, Fixture.path("", source, extension: "tiff"), status: .notFound, code: "bad_options")
+            try await expectError(client, Fixture.path("", source, extension: "tga"), status: .notFound, code: "bad_options")
             try await expectError(client, "/img/insecure/rs:fit:10:10/!!!not-base64!!!", status: .notFound, code: "bad_options")
             try await expectError(client, "/img/insecure/rs:fit:10:10/plain/", status: .notFound, code: "bad_options")
             try await expectError(client, "/img/insecure", status: .notFound, code: "bad_options")

@@ -29,7 +29,7 @@ extension ImageServerError {
                 self = ImageServerError(.undecodable, "the source could not be decoded: \(decoding.message)")
             }
         } else if let encoding = layered?.first(ImageEncodingError.self) {
-            self = ImageServerError(.undecodable, "the image could not be encoded: \(encoding.message)")
+            self = ImageServerError(.cannotWrite, "the image could not be written: \(encoding.message)")
         } else if error is CancellationError {
             self = ImageServerError(.sourceFailed, "the load was cancelled")
         } else {

@@ -92,8 +92,7 @@ extension ProcessingOptions {
 }
 
 extension ProcessingOptions.OutputFormat {
-    /// The output format for `format`; `nil` for formats Imago does not
-    /// write (HEIC).
+    /// The output format for `format` (every format Imago reads, it writes).
     public init?(_ format: ImageFormat) {
         switch format {
         case .jpeg: self = .jpeg
@@ -102,7 +101,10 @@ extension ProcessingOptions.OutputFormat {
         case .avif: self = .avif
         case .gif: self = .gif
         case .jxl: self = .jxl
-        case .heic, .bmp, .ico, .tiff: return nil
+        case .heic: self = .heic
+        case .bmp: self = .bmp
+        case .ico: self = .ico
+        case .tiff: self = .tiff
         }
     }
 
@@ -118,6 +120,10 @@ extension ProcessingOptions.OutputFormat {
         case .avif: .avif
         case .gif: .gif
         case .jxl: .jxl
+        case .heic: .heic
+        case .tiff: .tiff
+        case .bmp: .bmp
+        case .ico: .ico
         }
     }
 }

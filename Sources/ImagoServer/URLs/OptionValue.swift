@@ -17,13 +17,13 @@ enum OptionValue {
     static var maximumWatermarkScale: Double { ImageServerPath.maximumWatermarkScale }
 
     /// Formats imgproxy names in `skip_processing` that Imago does not
-    /// read: accepted, so that imgproxy's paths parse, and never matched
-    /// (such a source is refused as not an image).
-    static let unreadableSourceFormats: Set<String> = ["svg", "bmp", "ico", "tiff", "tif", "pdf", "mp4"]
+    /// read (or, for SVG, sends as SVG anyway): accepted, so that imgproxy's
+    /// paths parse, and never matched.
+    static let unreadableSourceFormats: Set<String> = ["svg", "pdf", "mp4"]
 
     static func format(named name: Substring) throws(ImageServerError) -> ProcessingOptions.OutputFormat {
         guard let format = ProcessingOptions.OutputFormat(name: String(name)) else {
-            throw bad("unknown output format \"\(name.prefix(20))\" (jpg, jpeg, png, webp, avif, gif or jxl)")
+            throw bad("unknown output format \"\(name.prefix(20))\" (jpg, jpeg, png, webp, avif, gif, jxl, heic, tiff, bmp or ico)")
         }
         return format
     }

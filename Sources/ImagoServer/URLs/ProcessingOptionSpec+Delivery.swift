@@ -66,7 +66,7 @@ extension ProcessingOptionSpec {
             guard a.count > 0 else { throw OptionValue.bad("skip_processing takes one or more formats") }
             for text in a.values {
                 let name = text.lowercased()
-                if let format = ImageFormat(rawValue: ["jpg": "jpeg", "heif": "heic"][name] ?? name) {
+                if let format = ImageFormat(rawValue: ["jpg": "jpeg", "heif": "heic", "tif": "tiff"][name] ?? name) {
                     options.skipProcessingFormats.insert(format)
                 } else if !OptionValue.unreadableSourceFormats.contains(name) {
                     throw OptionValue.bad("unknown format \"\(text.prefix(20))\" in skip_processing")

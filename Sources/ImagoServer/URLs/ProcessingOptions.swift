@@ -218,8 +218,18 @@ public struct ProcessingOptions: Sendable, Hashable {
         case gif
         /// JPEG XL (libjxl).
         case jxl
+        /// HEIC (libheif with x265).
+        case heic
+        /// TIFF (libtiff).
+        case tiff
+        /// BMP: 24-bit, or 32-bit with alpha.
+        case bmp
+        /// An icon holding one PNG; at most 256x256 (a larger result is a `422 cannot_write`).
+        case ico
 
-        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`, `png`, `webp`, `avif`, `gif`, `jxl`, any case).
+        /// The format named by an extension or an `f:` option (`jpg`, `jpeg`,
+        /// `png`, `webp`, `avif`, `gif`, `jxl`, `heic`/`heif`, `tiff`/`tif`,
+        /// `bmp`, `ico`, any case).
         public init?(name: String) {
             switch name.lowercased() {
             case "jpg", "jpeg": self = .jpeg
@@ -228,12 +238,16 @@ public struct ProcessingOptions: Sendable, Hashable {
             case "avif": self = .avif
             case "gif": self = .gif
             case "jxl": self = .jxl
+            case "heic", "heif": self = .heic
+            case "tiff", "tif": self = .tiff
+            case "bmp": self = .bmp
+            case "ico": self = .ico
             default: return nil
             }
         }
 
         /// The `Content-Type` of the format.
-        public var mimeType: String { "image/\(rawValue)" }
+        public var mimeType: String { imageFormat.mimeType }
     }
 
     /// How the image is fitted to the size. Default: ``ResizingType/fit``.

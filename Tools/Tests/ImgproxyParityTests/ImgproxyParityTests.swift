@@ -26,7 +26,11 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("imago-parity-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        for (name, data) in fixtures { try data.write(to: root.appendingPathComponent(name)) }
+        for (name, data) in fixtures {
+            let file = root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: file)
+        }
 
         let origin = try await LoopbackServer.start(handler: { request in
             fixtures[String(request.path.dropFirst())].map { ServedResponse.ok($0, contentType: nil) }

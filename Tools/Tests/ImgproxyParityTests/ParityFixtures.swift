@@ -24,6 +24,11 @@ enum ParityFixtures {
             "test1.bmp": bmp(smallRGB),
             "test1.ico": ico(png: try ImageEncoders.png().encode(small), side: 10),
             "test1.tiff": tiff(smallRGB),
+            "test1.jxl": try ImageEncoders.jxl(quality: 90).encode(smallRGB),
+            "test1.heic": try ImageEncoders.encoder(for: .heic, quality: 90)!.encode(smallRGB),
+            // imgproxy's test-images/jpg/jpg.jpg: a 600x800 photo of about 45 KB.
+            "test-images/jpg/jpg.jpg": try ImageEncoders.jpeg(quality: 90).encode(rgb(TestImages.gradient(width: 600, height: 800))),
+            "bmp-invalid-bpp.bmp": invalidDepthBMP(),
             "notimage.txt": Data("this is not an image\n".utf8),
             "test1.svg": Data(svg.utf8),
         ]
@@ -83,6 +88,13 @@ enum ParityFixtures {
             }
             data += row
         }
+        return data
+    }
+
+    /// A 512x1 bitmap that says 7 bits per pixel, which no BMP has.
+    static func invalidDepthBMP() -> Data {
+        var data = bmp(Image(width: 512, height: 1, pixelFormat: .rgb8, pixels: [UInt8](repeating: 90, count: 512 * 3)))
+        data[28] = 7
         return data
     }
 
