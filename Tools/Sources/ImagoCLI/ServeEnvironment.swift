@@ -83,9 +83,9 @@ enum ServeEnvironment {
             return String(argument.dropFirst(2).prefix { $0 != "=" })
         })
         var chosen: [String: [String]] = [:]   // flag -> values ("" for a flag)
-        func set(_ name: String, _ raw: String, separator: String = ",") {
-            // An empty value counts as unset, as in imgproxy 4.
-            guard !raw.isEmpty, let kind = flags[name], !given.contains(name), chosen[name] == nil else { return }
+        func set(_ name: String, _ raw: String, separator: String = ",", emptyIsUnset: Bool = true) {
+            // An empty imgproxy variable counts as unset, as in imgproxy 4; an empty IMAGO_* value is a value.
+            guard !raw.isEmpty || !emptyIsUnset, let kind = flags[name], !given.contains(name), chosen[name] == nil else { return }
             switch kind {
             case .option: chosen[name] = [raw]
             case .repeated: chosen[name] = raw.components(separatedBy: separator).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -95,7 +95,7 @@ enum ServeEnvironment {
         // IMAGO_* first: they win over imgproxy's names.
         for (name, _) in flags {
             let variable = "IMAGO_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
-            if let raw = environment[variable] { set(name, raw) }
+            if let raw = environment[variable] { set(name, raw, emptyIsUnset: false) }
         }
         for (variable, name) in imgproxy.sorted(by: { $0.key < $1.key }) {
             // IMGPROXY_PRESETS is split by IMGPROXY_PRESETS_SEPARATOR (read as it is), so values may hold commas.

@@ -54,6 +54,23 @@ import Testing
         #expect(arguments(environment, ["--port=7000", "--ttl", "5"]) == ["--host", "127.0.0.1", "--port=7000", "--ttl", "5"])
     }
 
+    @Test func imgproxysCachingAndServerVariablesBecomeFlags() {
+        #expect(arguments(["IMGPROXY_ETAG_ENABLED": "false", "IMGPROXY_USE_ETAG": "true", "IMGPROXY_ETAG_BUSTER": "b1",
+                           "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "1", "IMGPROXY_SECRET": "s", "IMGPROXY_PATH_PREFIX": "/img"])
+                == ["--cache-control-passthrough", "--etag", "false", "--etag-buster", "b1", "--path-prefix", "/img", "--secret", "s"])
+    }
+
+    /// imgproxy 4 reads an empty variable as unset; an empty IMAGO_* value is a value (no Cache-Control on errors).
+    @Test func emptyImgproxyVariablesAreUnsetAndEmptyImagoOnesAreValues() {
+        #expect(arguments(["IMGPROXY_TTL": "", "IMGPROXY_QUALITY": ""]).isEmpty)
+        #expect(arguments(["IMAGO_ERROR_CACHE_CONTROL": ""]) == ["--error-cache-control", ""])
+    }
+
+    @Test func presetsAreSplitByTheirSeparator() {
+        #expect(arguments(["IMGPROXY_PRESETS": "a=w:10,h:5;b=h:4", "IMGPROXY_PRESETS_SEPARATOR": ";"])
+                == ["--preset", "a=w:10,h:5", "--preset", "b=h:4"])
+    }
+
     @Test func unknownImgproxyVariablesAreNamed() {
         let ignored = ServeEnvironment.arguments([], environment: ["IMGPROXY_USE_GCS": "true", "IMGPROXY_TTL": "5", "IMGPROXY_BIND": ":1"]).ignored
         #expect(ignored == ["IMGPROXY_USE_GCS"])
