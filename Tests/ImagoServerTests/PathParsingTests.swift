@@ -141,6 +141,36 @@ import Testing
         #expect(try parse("rs:force:8192:8192").options.width == 8192)
     }
 
+    /// What proxies mangle is mended before the signature is checked, as imgproxy does.
+    @Test func mangledPathsAreMended() throws {
+        let escaped = try ImageServerPath(parsing: "/insecure/rs%3Afit%3A10%3A20/plain/http:/images.example/a.png")
+        #expect(escaped.options.width == 10 && escaped.options.height == 20)
+        #expect(escaped.source.absoluteString == "http://images.example/a.png")
+        #expect(escaped.signedPart == "/rs:fit:10:20/plain/http://images.example/a.png")
+        #expect(try ImageServerPath(parsing: "/insecure/plain/local:/a.png").source.absoluteString == "local:///a.png")
+        #expect(try ImageServerPath(parsing: "/insecure/plain/https://images.example/a.png").source.absoluteString == "https://images.example/a.png")
+    }
+
+    @Test func urlRulesRewriteTheSource() throws {
+        var rules = ImageServerURLRules()
+        rules.replacements = try #require(ImageServerURLRules.replacements(parsing: "cdn://*/=https://${1}.example/;https://old.example/=https://new.example/"))
+        #expect(try ImageServerPath(parsing: "/insecure/plain/cdn://eu/a.png", rules: rules).source.absoluteString == "https://eu.example/a.png")
+        #expect(try ImageServerPath(parsing: "/insecure/plain/https://old.example/b.png", rules: rules).source.absoluteString
+                == "https://new.example/b.png")
+        // The base goes in front of whatever does not start with it, after the replacements, as in imgproxy.
+        rules.replacements = []
+        rules.baseURL = "https://base.example/"
+        #expect(try ImageServerPath(parsing: "/insecure/plain/c/d.png", rules: rules).source.absoluteString == "https://base.example/c/d.png")
+        #expect(try ImageServerPath(parsing: "/insecure/plain/https://base.example/e.png", rules: rules).source.absoluteString
+                == "https://base.example/e.png")
+        #expect(ImageServerURLRules.replacements(parsing: "a=b;") == nil)   // a trailing ; stops imgproxy too
+        rules.argumentSeparator = ","
+        #expect(try ImageServerPath(parsing: "/insecure/rs,fit,30,40/plain/https://x.example/a.png", rules: rules).options.width == 30)
+        rules.base64IncludesFilename = true
+        let encoded = Data("https://x.example/a.png".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(try ImageServerPath(parsing: "/insecure/\(encoded).webp/cat.jpg", rules: rules).options.format == .webp)
+    }
+
     @Test func errorBodiesAreTheDocumentedJSON() throws {
         let error = ImageServerError(.badOptions, "unknown option \"x\"")
         let body = try JSONSerialization.jsonObject(with: error.jsonBody) as? [String: [String: String]]

@@ -88,6 +88,9 @@ public struct ImageServerConfiguration: Sendable {
     /// otherwise such a path is refused with 403, as imgproxy does unless
     /// `IMGPROXY_ALLOW_SECURITY_OPTIONS` is on. Default: `false`.
     public var allowsSecurityOptions: Bool
+    /// How a path's source is read beyond its encoding: imgproxy's URL
+    /// replacements, base URL, file name after base64, argument separator.
+    public var urlRules: ImageServerURLRules
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
@@ -193,6 +196,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none
+        self.urlRules = ImageServerURLRules()
         self.maximumAnimationFrames = 1
         self.watermark = nil
         self.watermarkOpacity = 1

@@ -133,7 +133,7 @@ final class ImageServerEngine: Sendable {
         if let secret = configuration.secret, !Self.constantTimeEquals(request["authorization"] ?? "", "Bearer " + secret) {
             throw ImageServerError(.badSecret, "the request does not carry the server's secret (Authorization: Bearer ...)")
         }
-        let parsed = try ImageServerPath(parsing: path, presets: configuration.presets)
+        let parsed = try ImageServerPath(parsing: path, presets: configuration.presets, rules: configuration.urlRules)
         try checkSignature(of: parsed)
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
             throw ImageServerError(.expired, "the URL expired at Unix time \(expires)")

@@ -75,7 +75,10 @@ public struct ImageServerPath: Sendable, Hashable {
     /// - Parameter presets: The presets `preset:NAME` may use; the `default`
     ///   one applies first, and in ``ImageServerPresets/onlyPresets`` mode
     ///   the first segment is a list of presets.
-    public init(parsing path: some StringProtocol, presets: ImageServerPresets = .none) throws(ImageServerError) {
+    /// - Parameter rules: How the source is read beyond its encoding
+    ///   (replacements, a base URL, a file name after base64, the argument separator).
+    public init(parsing path: some StringProtocol, presets: ImageServerPresets = .none,
+                rules: ImageServerURLRules = ImageServerURLRules()) throws(ImageServerError) {
         var path = String(path)
         guard path.hasPrefix("/") else { throw OptionValue.bad("the path must start with /") }
         // imgproxy's own layout for info, `/info/SIGNATURE/...`, signs the
@@ -87,8 +90,10 @@ public struct ImageServerPath: Sendable, Hashable {
             throw OptionValue.bad("the path has no signature segment")
         }
         signature = String(afterSlash[..<signatureEnd])
-        signedPart = String(afterSlash[signatureEnd...])
-        let segments = signedPart.split(separator: "/", omittingEmptySubsequences: true)
+        // What proxies mangle is mended first, and the signature covers the mended path, as in imgproxy.
+        signedPart = Self.mended(afterSlash[signatureEnd...])
+        var segments = signedPart.split(separator: "/", omittingEmptySubsequences: true)
+        let separator = rules.argumentSeparator
         var options = ProcessingOptions()
         if presets.definitions["default"] != nil {
             try Self.applyPreset("default", to: &options, presets: presets, used: [])
@@ -101,14 +106,15 @@ public struct ImageServerPath: Sendable, Hashable {
         var extensionFormat: Substring?
         if presets.onlyPresets {
             if index < segments.endIndex, segments[index] != "plain" {
-                for name in segments[index].split(separator: ":") {
+                for name in segments[index].split(separator: separator) {
                     try Self.applyPreset(String(name), to: &options, presets: presets, used: [])
                 }
                 index += 1
             }
         } else {
-            while index < segments.endIndex, segments[index] != "plain", segments[index].contains(":") {
-                try ProcessingOptionSpec.apply(segments[index], to: &options, presets: presets, used: [])
+            while index < segments.endIndex, segments[index] != "plain", segments[index].contains(separator) {
+                let segment = separator == ":" ? segments[index] : Substring(segments[index].replacingOccurrences(of: String(separator), with: ":"))
+                try ProcessingOptionSpec.apply(segment, to: &options, presets: presets, used: [])
                 index += 1
             }
         }
@@ -126,7 +132,8 @@ public struct ImageServerPath: Sendable, Hashable {
             guard let decoded = encoded.removingPercentEncoding else { throw OptionValue.bad("the source URL has a bad percent-encoding") }
             sourceText = decoded
         } else {
-            // Base64url, perhaps split over several segments.
+            // Base64url, perhaps split over several segments, perhaps followed by a file name.
+            if rules.base64IncludesFilename, segments.endIndex - index > 1 { segments.removeLast() }
             var encoded = segments[index...].joined()
             if let dot = encoded.lastIndex(of: ".") {
                 extensionFormat = Substring(encoded[encoded.index(after: dot)...])
@@ -137,8 +144,9 @@ public struct ImageServerPath: Sendable, Hashable {
             }
             sourceText = decoded
         }
-        // Any scheme parses; the source policy refuses all but http(s) with a 403.
-        guard let source = URL(string: sourceText), source.scheme != nil else {
+        // Any scheme parses; the source policy refuses all but http(s) with a 404.
+        let rewritten = rules.rewritten(sourceText)
+        guard let source = URL(string: rewritten), source.scheme != nil else {
             throw OptionValue.bad("the source is not an absolute URL: \(sourceText.prefix(200))")
         }
         if let extensionFormat {
@@ -150,6 +158,30 @@ public struct ImageServerPath: Sendable, Hashable {
         self.options = options
         self.source = source
         if infoFirst { isInfo = true }
+    }
+
+    /// `path` (after the signature, with its leading `/`) as it was before
+    /// a proxy mangled it, as imgproxy mends it: `%3A` in the options is `:`
+    /// again, and a plain source's `scheme:/host` is `scheme://host`
+    /// (`local:/file` is `local:///file`).
+    static func mended(_ path: Substring) -> String {
+        let options: Substring
+        let plain: Substring?
+        if let range = path.range(of: "/plain/") {
+            (options, plain) = (path[..<range.lowerBound], path[range.upperBound...])
+        } else {
+            (options, plain) = (path, nil)
+        }
+        var mended = options.replacingOccurrences(of: "%3A", with: ":")
+        guard var source = plain.map(String.init) else { return mended }
+        // `scheme:/X` with X not a slash: a slash was squeezed out.
+        if let colon = source.firstIndex(of: ":"), source[..<colon].allSatisfy({ !$0.isWhitespace && $0 != "/" }),
+           source[colon...].hasPrefix(":/"), !source[colon...].hasPrefix("://") {
+            let scheme = source[..<colon]
+            source = scheme + (scheme == "local" ? ":///" : "://") + source[source.index(colon, offsetBy: 2)...]
+        }
+        mended += "/plain/" + source
+        return mended
     }
 
     // MARK: Writing

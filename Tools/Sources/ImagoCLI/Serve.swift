@@ -67,6 +67,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Another path that answers as /health does (IMGPROXY_HEALTH_CHECK_PATH).")
     var healthCheckPath: String?
 
+    @Option(help: "Put in front of every source that does not start with it, so URLs may name sources relative to it (IMGPROXY_BASE_URL).")
+    var baseUrl: String?
+
+    @Option(help: "Rewrites of a source's start, PATTERN=REPLACEMENT;... with * within a segment and ${1} for what it matched (IMGPROXY_URL_REPLACEMENTS).")
+    var urlReplacements: String?
+
+    @Flag(help: "A base64 source is followed by a segment that is only a file name (IMGPROXY_BASE64_URL_INCLUDES_FILENAME).")
+    var base64UrlIncludesFilename = false
+
+    @Option(help: "The character between an option's name and arguments, : by default (IMGPROXY_ARGUMENTS_SEPARATOR).")
+    var argumentsSeparator = ":"
+
     @Option(help: "The Server header (imgproxy sends imgproxy).")
     var serverName = "imago"
 
@@ -298,6 +310,12 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --drain-timeout must be seconds, 0 or more.")
         }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
+        if let urlReplacements, !urlReplacements.isEmpty, ImageServerURLRules.replacements(parsing: urlReplacements) == nil {
+            throw ValidationError("--url-replacements must be PATTERN=REPLACEMENT pairs separated by ;.")
+        }
+        guard argumentsSeparator.count == 1, argumentsSeparator != "/" else {
+            throw ValidationError("--arguments-separator must be one character other than /.")
+        }
         if let lastModifiedBuster, Self.rfc3339(lastModifiedBuster) == nil {
             throw ValidationError("--last-modified-buster must be an RFC 3339 time, such as 2026-01-01T00:00:00Z.")
         }
@@ -401,7 +419,8 @@ struct Serve: AsyncParsableCommand {
         let pairs: [(String, String)] = [
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("secret", secret == nil ? "(none)" : "***"),
             ("allow-origin", allowOrigin ?? "(none)"), ("path-prefix", pathPrefix ?? "(none)"), ("health-check-path", healthCheckPath ?? "(none)"),
-            ("server-name", serverName), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
+            ("server-name", serverName), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
+            ("base64-url-includes-filename", "\(base64UrlIncludesFilename)"), ("arguments-separator", argumentsSeparator), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
@@ -505,6 +524,10 @@ struct Serve: AsyncParsableCommand {
         configuration.svgRasterizerTimeout = svgRasterizerTimeout
         configuration.svgRasterizerMemoryLimit = svgRasterizerMemory * 1024 * 1024
         configuration.timeToLive = ttl
+        configuration.urlRules.baseURL = baseUrl.flatMap { $0.isEmpty ? nil : $0 }
+        configuration.urlRules.replacements = urlReplacements.flatMap { $0.isEmpty ? [] : ImageServerURLRules.replacements(parsing: $0) } ?? []
+        configuration.urlRules.base64IncludesFilename = base64UrlIncludesFilename
+        configuration.urlRules.argumentSeparator = argumentsSeparator.first ?? ":"
         configuration.caching.sendsETag = etag.isOn
         configuration.caching.hashesUntaggedAnswers = etagHash.isOn
         configuration.caching.etagBuster = etagBuster.flatMap { $0.isEmpty ? nil : $0 }
@@ -616,7 +639,7 @@ struct Serve: AsyncParsableCommand {
     /// `--preset`'s definitions, then the lines of `--presets-path` (blank and `#` lines skipped).
     func allPresets() throws -> [String] {
         let given = presets.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        guard let presetsPath else { return given }
+        guard let presetsPath else { return given.map(withColons) }
         // Read through a handle (a device such as /dev/null reads as empty), at most 1 MB.
         guard let handle = FileHandle(forReadingAtPath: presetsPath), let data = try? handle.read(upToCount: 1 << 20) ?? Data() else {
             throw ValidationError("--presets-path \(presetsPath) cannot be read.")
@@ -624,7 +647,13 @@ struct Serve: AsyncParsableCommand {
         try? handle.close()
         let text = String(decoding: data, as: UTF8.self)
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        return given + lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        return (given + lines.filter { !$0.isEmpty && !$0.hasPrefix("#") }).map(withColons)
+    }
+
+    /// A preset definition with `--arguments-separator` written as `:`.
+    func withColons(_ definition: String) -> String {
+        guard argumentsSeparator != ":", let equals = definition.firstIndex(of: "=") else { return definition }
+        return definition[...equals] + definition[definition.index(after: equals)...].replacingOccurrences(of: argumentsSeparator, with: ":")
     }
 
     /// The level `name` names, in any case; imgproxy's `warn` is `warning`.
