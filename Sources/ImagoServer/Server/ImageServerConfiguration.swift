@@ -91,6 +91,11 @@ public struct ImageServerConfiguration: Sendable {
     /// How a path's source is read beyond its encoding: imgproxy's URL
     /// replacements, base URL, file name after base64, argument separator.
     public var urlRules: ImageServerURLRules
+    /// Whether the client's hints set the width and the device pixel ratio
+    /// a path leaves unset (`Sec-CH-Width` or `Width`, divided by the ratio;
+    /// `Sec-CH-DPR` or `DPR`, up to 8), answered with `Vary` on them
+    /// (imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`). Default: `false`.
+    public var usesClientHints: Bool
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
@@ -196,6 +201,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none
+        self.usesClientHints = false
         self.urlRules = ImageServerURLRules()
         self.maximumAnimationFrames = 1
         self.watermark = nil

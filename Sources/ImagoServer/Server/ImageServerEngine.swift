@@ -133,7 +133,9 @@ final class ImageServerEngine: Sendable {
         if let secret = configuration.secret, !Self.constantTimeEquals(request["authorization"] ?? "", "Bearer " + secret) {
             throw ImageServerError(.badSecret, "the request does not carry the server's secret (Authorization: Bearer ...)")
         }
-        let parsed = try ImageServerPath(parsing: path, presets: configuration.presets, rules: configuration.urlRules)
+        var path = try ImageServerPath(parsing: path, presets: configuration.presets, rules: configuration.urlRules)
+        if configuration.usesClientHints { path.options.applyClientHints(request) }
+        let parsed = path
         try checkSignature(of: parsed)
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
             throw ImageServerError(.expired, "the URL expired at Unix time \(expires)")
@@ -245,7 +247,8 @@ final class ImageServerEngine: Sendable {
         var headers: [(name: String, value: String)] = [("Cache-Control", cacheControl)]
         if let etag { headers.append(("ETag", etag)) }
         if let lastModified { headers.append(("Last-Modified", lastModified)) }
-        if variesWithAccept { headers.append(("Vary", "Accept")) }
+        let vary = (variesWithAccept ? ["Accept"] : []) + (configuration.usesClientHints ? ProcessingOptions.clientHintHeaders : [])
+        if !vary.isEmpty { headers.append(("Vary", vary.joined(separator: ", "))) }
         return headers
     }
 

@@ -79,6 +79,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The character between an option's name and arguments, : by default (IMGPROXY_ARGUMENTS_SEPARATOR).")
     var argumentsSeparator = ":"
 
+    @Flag(help: "The client's hints (Sec-CH-DPR, DPR, Sec-CH-Width, Width) set the ratio and width a URL leaves unset (IMGPROXY_ENABLE_CLIENT_HINTS).")
+    var enableClientHints = false
+
     @Option(help: "The Server header (imgproxy sends imgproxy).")
     var serverName = "imago"
 
@@ -419,7 +422,7 @@ struct Serve: AsyncParsableCommand {
         let pairs: [(String, String)] = [
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("secret", secret == nil ? "(none)" : "***"),
             ("allow-origin", allowOrigin ?? "(none)"), ("path-prefix", pathPrefix ?? "(none)"), ("health-check-path", healthCheckPath ?? "(none)"),
-            ("server-name", serverName), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
+            ("server-name", serverName), ("enable-client-hints", "\(enableClientHints)"), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
             ("base64-url-includes-filename", "\(base64UrlIncludesFilename)"), ("arguments-separator", argumentsSeparator), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
@@ -528,6 +531,7 @@ struct Serve: AsyncParsableCommand {
         configuration.urlRules.replacements = urlReplacements.flatMap { $0.isEmpty ? [] : ImageServerURLRules.replacements(parsing: $0) } ?? []
         configuration.urlRules.base64IncludesFilename = base64UrlIncludesFilename
         configuration.urlRules.argumentSeparator = argumentsSeparator.first ?? ":"
+        configuration.usesClientHints = enableClientHints
         configuration.caching.sendsETag = etag.isOn
         configuration.caching.hashesUntaggedAnswers = etagHash.isOn
         configuration.caching.etagBuster = etagBuster.flatMap { $0.isEmpty ? nil : $0 }
