@@ -18,6 +18,10 @@ public struct ImageServerConfiguration: Sendable {
     /// Whether any signature segment is accepted (`insecure` by convention):
     /// for development only.
     public var acceptsUnsignedPaths: Bool
+    /// Signatures accepted as they are, whatever the path (imgproxy's
+    /// `IMGPROXY_TRUSTED_SIGNATURES`), for URLs a trusted party made by
+    /// hand. Default: none.
+    public var trustedSignatures: Set<String>
     /// A secret every image request must carry as `Authorization: Bearer
     /// SECRET` (imgproxy's `IMGPROXY_SECRET`), for a server only a CDN or a
     /// proxy that adds it may reach; without it the answer is 403
@@ -185,6 +189,7 @@ public struct ImageServerConfiguration: Sendable {
         self.signingKeys = signingKeys
         self.acceptsUnsignedPaths = acceptsUnsignedPaths
         self.secret = nil
+        self.trustedSignatures = []
         self.signatureSize = SigningKey.digestSize
         self.sourcePolicy = SourcePolicy()
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)

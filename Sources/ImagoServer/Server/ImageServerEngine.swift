@@ -211,7 +211,7 @@ final class ImageServerEngine: Sendable {
     }
 
     func checkSignature(of path: ImageServerPath) throws(ImageServerError) {
-        guard !configuration.acceptsUnsignedPaths else { return }
+        guard !configuration.acceptsUnsignedPaths, !configuration.trustedSignatures.contains(path.signature) else { return }
         guard !configuration.signingKeys.isEmpty else {
             throw ImageServerError(.badSignature, "the server has no signing key and does not accept unsigned paths")
         }

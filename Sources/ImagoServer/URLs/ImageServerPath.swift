@@ -114,6 +114,9 @@ public struct ImageServerPath: Sendable, Hashable {
         } else {
             while index < segments.endIndex, segments[index] != "plain", segments[index].contains(separator) {
                 let segment = separator == ":" ? segments[index] : Substring(segments[index].replacingOccurrences(of: String(separator), with: ":"))
+                if let allowed = rules.allowedOptions, let name = segment.split(separator: ":", maxSplits: 1).first, !allowed.contains(String(name)) {
+                    throw ImageServerError(.optionNotAllowed, "the option \(name.prefix(40)) is not among the options this server allows")
+                }
                 try ProcessingOptionSpec.apply(segment, to: &options, presets: presets, used: [])
                 index += 1
             }

@@ -42,6 +42,11 @@ public struct ImageServerURLRules: Sendable, Hashable {
     public var base64IncludesFilename: Bool
     /// What separates an option's name and arguments. Default: `:`.
     public var argumentSeparator: Character
+    /// The options a path may name, as written (`w` and `width` are two
+    /// names); another is a 404 ``ImageServerError/Code/optionNotAllowed``.
+    /// Presets' options are not checked, only the `pr` that names them
+    /// (imgproxy's `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`). Default: `nil`, any.
+    public var allowedOptions: Set<String>?
 
     /// Creates the defaults above.
     public init() {
@@ -49,6 +54,7 @@ public struct ImageServerURLRules: Sendable, Hashable {
         baseURL = nil
         base64IncludesFilename = false
         argumentSeparator = ":"
+        allowedOptions = nil
     }
 
     /// Parses imgproxy's `IMGPROXY_URL_REPLACEMENTS`: `PATTERN=REPLACEMENT`

@@ -55,6 +55,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Accept any signature segment (for development).")
     var unsigned = false
 
+    @Option(name: .customLong("trusted-signature"), help: "A signature accepted as it is, whatever the path; repeatable (IMGPROXY_TRUSTED_SIGNATURES).")
+    var trustedSignatures: [String] = []
+
+    @Option(name: .customLong("allowed-option"), help: "An option URLs may name, as written (w and width are two); repeatable; presets' options are not checked. Default: any (IMGPROXY_ALLOWED_PROCESSING_OPTIONS).")
+    var allowedOptions: [String] = []
+
     @Option(help: "A secret image requests must carry as Authorization: Bearer SECRET (IMGPROXY_SECRET).")
     var secret: String?
 
@@ -420,7 +426,8 @@ struct Serve: AsyncParsableCommand {
         let tracing = ServeTracing.describe(flag: otlpEndpoint, protocolFlag: otlpProtocol, enabled: otlp,
                                             environment: ProcessInfo.processInfo.environment)
         let pairs: [(String, String)] = [
-            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("secret", secret == nil ? "(none)" : "***"),
+            ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("secret", secret == nil ? "(none)" : "***"), ("trusted-signature", masked(trustedSignatures)),
+            ("allowed-option", list(allowedOptions)),
             ("allow-origin", allowOrigin ?? "(none)"), ("path-prefix", pathPrefix ?? "(none)"), ("health-check-path", healthCheckPath ?? "(none)"),
             ("server-name", serverName), ("enable-client-hints", "\(enableClientHints)"), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
             ("base64-url-includes-filename", "\(base64UrlIncludesFilename)"), ("arguments-separator", argumentsSeparator), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
@@ -489,6 +496,8 @@ struct Serve: AsyncParsableCommand {
 
         var configuration = ImageServerConfiguration(signingKeys: try signingKeys(), acceptsUnsignedPaths: unsigned)
         configuration.secret = secret.flatMap { $0.isEmpty ? nil : $0 }
+        configuration.trustedSignatures = Set(trustedSignatures)
+        configuration.urlRules.allowedOptions = allowedOptions.isEmpty ? nil : Set(allowedOptions)
         configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks,
                                                   localRoot: localRoot.map { URL(fileURLWithPath: $0, isDirectory: true) })
         if let workers {

@@ -24,7 +24,7 @@ enum ServeEnvironment {
     /// Every flag of `imago serve`, by its long name.
     static let flags: [String: Kind] = [
         "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
-        "secret": .option, "allow-origin": .option, "path-prefix": .option, "health-check-path": .option, "server-name": .option, "base-url": .option, "url-replacements": .option, "base64-url-includes-filename": .flag,
+        "secret": .option, "trusted-signature": .repeated, "allowed-option": .repeated, "allow-origin": .option, "path-prefix": .option, "health-check-path": .option, "server-name": .option, "base-url": .option, "url-replacements": .option, "base64-url-includes-filename": .flag,
         "arguments-separator": .option, "enable-client-hints": .flag, "head-renders": .option,
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
@@ -44,7 +44,8 @@ enum ServeEnvironment {
     /// imgproxy's variables and the flag each sets; `IMGPROXY_BIND`,
     /// `IMGPROXY_ALLOWED_SOURCES` and the private-address switches are read apart.
     static let imgproxy: [String: String] = [
-        "IMGPROXY_KEY": "key", "IMGPROXY_SALT": "salt", "IMGPROXY_SECRET": "secret", "IMGPROXY_ALLOW_ORIGIN": "allow-origin",
+        "IMGPROXY_KEY": "key", "IMGPROXY_SALT": "salt", "IMGPROXY_SECRET": "secret", "IMGPROXY_TRUSTED_SIGNATURES": "trusted-signature",
+        "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "allowed-option", "IMGPROXY_ALLOW_ORIGIN": "allow-origin",
         "IMGPROXY_PATH_PREFIX": "path-prefix", "IMGPROXY_ENABLE_CLIENT_HINTS": "enable-client-hints", "IMGPROXY_BASE_URL": "base-url", "IMGPROXY_URL_REPLACEMENTS": "url-replacements",
         "IMGPROXY_BASE64_URL_INCLUDES_FILENAME": "base64-url-includes-filename", "IMGPROXY_ARGUMENTS_SEPARATOR": "arguments-separator", "IMGPROXY_HEALTH_CHECK_PATH": "health-check-path", "IMGPROXY_TTL": "ttl", "IMGPROXY_QUALITY": "quality", "IMGPROXY_FORMAT_QUALITY": "format-quality",
         "IMGPROXY_MAX_SRC_RESOLUTION": "max-src-resolution", "IMGPROXY_MAX_SRC_FILE_SIZE": "max-src-file-size",

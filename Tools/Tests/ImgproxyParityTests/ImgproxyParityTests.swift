@@ -75,7 +75,7 @@ import Testing
         if ProcessInfo.processInfo.environment["IMAGO_PARITY_RECORD"] != nil {
             // Rewrites the list from this run: a developer's tool after a fix, never in CI.
             let lines = results.compactMap { item, failure in
-                failure.map { "\(item.name)  # \(known[item.name] ?? String($0.replacingOccurrences(of: "\n", with: " ").prefix(160)))" }
+                failure.map { "\(item.name)  # \(String($0.replacingOccurrences(of: "\n", with: " ").prefix(160)))" }
             }
             try (Self.knownFailuresHeader + lines.sorted().joined(separator: "\n") + "\n")
                 .write(to: Self.folder.appendingPathComponent("known-failures.txt"), atomically: true, encoding: .utf8)
