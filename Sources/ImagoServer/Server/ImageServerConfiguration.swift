@@ -100,6 +100,18 @@ public struct ImageServerConfiguration: Sendable {
     /// `Sec-CH-DPR` or `DPR`, up to 8), answered with `Vary` on them
     /// (imgproxy's `IMGPROXY_ENABLE_CLIENT_HINTS`). Default: `false`.
     public var usesClientHints: Bool
+    /// Source formats sent as they are whenever the path names no other
+    /// format, as if every path said `skip_processing` with them (imgproxy's
+    /// `IMGPROXY_SKIP_PROCESSING_FORMATS`). Default: none.
+    public var skipProcessingFormats: Set<ImageFormat>
+    /// Whether an SVG source is drawn even when the path names no format
+    /// (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`), unless
+    /// ``keepsSVGUnprocessed``. Default: `false`: it is answered with its
+    /// sanitised document.
+    public var alwaysRasterizesSVG: Bool
+    /// Whether an SVG source stays SVG when ``alwaysRasterizesSVG`` is on
+    /// (`svg` in `IMGPROXY_SKIP_PROCESSING_FORMATS`). Default: `false`.
+    public var keepsSVGUnprocessed: Bool
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
@@ -206,6 +218,9 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none
+        self.skipProcessingFormats = []
+        self.alwaysRasterizesSVG = false
+        self.keepsSVGUnprocessed = false
         self.usesClientHints = false
         self.urlRules = ImageServerURLRules()
         self.maximumAnimationFrames = 1

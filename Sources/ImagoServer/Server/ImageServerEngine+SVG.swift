@@ -17,7 +17,9 @@ extension ImageServerEngine {
     ///   other options do not apply to it.
     /// - An SVG source with an output format is rasterised
     ///   (``svgDecoded(_:request:job:)``): `nil`.
-    /// - Any other source is `nil`, or refused (`400 bad_options`) when the
+    /// - With ``ImageServerConfiguration/alwaysRasterizesSVG``, an SVG
+    ///   source is drawn unless the path names `svg`: `nil`.
+    /// - Any other source is `nil`, or refused (`422 cannot_write`) when the
     ///   path names `svg`.
     ///
     /// The sanitising takes one of the job's slots and runs on the
@@ -35,6 +37,8 @@ extension ImageServerEngine {
             return nil
         }
         guard options.format == nil else { return nil }
+        // Drawn all the same when the server always rasterises SVG (and does not keep it as it is).
+        guard options.requestsSVG || !configuration.alwaysRasterizesSVG || configuration.keepsSVGUnprocessed else { return nil }
         let limit = pipeline.configuration.decodingOptions.maximumPixelCount
         let started = DispatchTime.now().uptimeNanoseconds
         var rasterizer = svgDecoder.rasterizer

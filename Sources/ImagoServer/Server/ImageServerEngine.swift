@@ -135,6 +135,7 @@ final class ImageServerEngine: Sendable {
         }
         var path = try ImageServerPath(parsing: path, presets: configuration.presets, rules: configuration.urlRules)
         if configuration.usesClientHints { path.options.applyClientHints(request) }
+        path.options.skipProcessingFormats.formUnion(configuration.skipProcessingFormats)
         let parsed = path
         try checkSignature(of: parsed)
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {

@@ -85,6 +85,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The character between an option's name and arguments, : by default (IMGPROXY_ARGUMENTS_SEPARATOR).")
     var argumentsSeparator = ":"
 
+    @Option(help: "Source formats sent as they are when a URL names no other format, such as jpg,png (svg with --always-rasterize-svg keeps SVG as SVG) (IMGPROXY_SKIP_PROCESSING_FORMATS).")
+    var skipProcessingFormats: String?
+
+    @Flag(help: "Draw SVG sources even when a URL names no format (IMGPROXY_ALWAYS_RASTERIZE_SVG).")
+    var alwaysRasterizeSvg = false
+
     @Flag(help: "The client's hints (Sec-CH-DPR, DPR, Sec-CH-Width, Width) set the ratio and width a URL leaves unset (IMGPROXY_ENABLE_CLIENT_HINTS).")
     var enableClientHints = false
 
@@ -319,6 +325,10 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--drain-delay and --drain-timeout must be seconds, 0 or more.")
         }
         if ttl < 0 { throw ValidationError("--ttl cannot be negative.") }
+        for name in (skipProcessingFormats ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        where !name.isEmpty && name != "svg" && ProcessingOptions.OutputFormat(name: name) == nil {
+            throw ValidationError("--skip-processing-formats: \(name) is not a format (jpg, png, webp, avif, gif, jxl, heic, tiff, bmp, ico, svg).")
+        }
         if let urlReplacements, !urlReplacements.isEmpty, ImageServerURLRules.replacements(parsing: urlReplacements) == nil {
             throw ValidationError("--url-replacements must be PATTERN=REPLACEMENT pairs separated by ;.")
         }
@@ -429,7 +439,8 @@ struct Serve: AsyncParsableCommand {
             ("host", host), ("port", "\(port)"), ("key", masked(keys)), ("salt", masked(salts)), ("unsigned", "\(unsigned)"), ("secret", secret == nil ? "(none)" : "***"), ("trusted-signature", masked(trustedSignatures)),
             ("allowed-option", list(allowedOptions)),
             ("allow-origin", allowOrigin ?? "(none)"), ("path-prefix", pathPrefix ?? "(none)"), ("health-check-path", healthCheckPath ?? "(none)"),
-            ("server-name", serverName), ("enable-client-hints", "\(enableClientHints)"), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
+            ("server-name", serverName), ("enable-client-hints", "\(enableClientHints)"),
+            ("skip-processing-formats", skipProcessingFormats ?? "(none)"), ("always-rasterize-svg", "\(alwaysRasterizeSvg)"), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
             ("base64-url-includes-filename", "\(base64UrlIncludesFilename)"), ("arguments-separator", argumentsSeparator), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
             ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
@@ -541,6 +552,10 @@ struct Serve: AsyncParsableCommand {
         configuration.urlRules.base64IncludesFilename = base64UrlIncludesFilename
         configuration.urlRules.argumentSeparator = argumentsSeparator.first ?? ":"
         configuration.usesClientHints = enableClientHints
+        let skipped = (skipProcessingFormats ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        configuration.skipProcessingFormats = Set(skipped.compactMap { ProcessingOptions.OutputFormat(name: $0)?.imageFormat })
+        configuration.keepsSVGUnprocessed = skipped.contains("svg")
+        configuration.alwaysRasterizesSVG = alwaysRasterizeSvg
         configuration.caching.sendsETag = etag.isOn
         configuration.caching.hashesUntaggedAnswers = etagHash.isOn
         configuration.caching.etagBuster = etagBuster.flatMap { $0.isEmpty ? nil : $0 }

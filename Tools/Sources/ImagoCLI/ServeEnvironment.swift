@@ -25,7 +25,7 @@ enum ServeEnvironment {
     static let flags: [String: Kind] = [
         "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
         "secret": .option, "trusted-signature": .repeated, "allowed-option": .repeated, "allow-origin": .option, "path-prefix": .option, "health-check-path": .option, "server-name": .option, "base-url": .option, "url-replacements": .option, "base64-url-includes-filename": .flag,
-        "arguments-separator": .option, "enable-client-hints": .flag, "head-renders": .option,
+        "arguments-separator": .option, "enable-client-hints": .flag, "skip-processing-formats": .option, "always-rasterize-svg": .flag, "head-renders": .option,
         "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
@@ -46,7 +46,8 @@ enum ServeEnvironment {
     static let imgproxy: [String: String] = [
         "IMGPROXY_KEY": "key", "IMGPROXY_SALT": "salt", "IMGPROXY_SECRET": "secret", "IMGPROXY_TRUSTED_SIGNATURES": "trusted-signature",
         "IMGPROXY_ALLOWED_PROCESSING_OPTIONS": "allowed-option", "IMGPROXY_ALLOW_ORIGIN": "allow-origin",
-        "IMGPROXY_PATH_PREFIX": "path-prefix", "IMGPROXY_ENABLE_CLIENT_HINTS": "enable-client-hints", "IMGPROXY_BASE_URL": "base-url", "IMGPROXY_URL_REPLACEMENTS": "url-replacements",
+        "IMGPROXY_PATH_PREFIX": "path-prefix", "IMGPROXY_ENABLE_CLIENT_HINTS": "enable-client-hints",
+        "IMGPROXY_SKIP_PROCESSING_FORMATS": "skip-processing-formats", "IMGPROXY_ALWAYS_RASTERIZE_SVG": "always-rasterize-svg", "IMGPROXY_BASE_URL": "base-url", "IMGPROXY_URL_REPLACEMENTS": "url-replacements",
         "IMGPROXY_BASE64_URL_INCLUDES_FILENAME": "base64-url-includes-filename", "IMGPROXY_ARGUMENTS_SEPARATOR": "arguments-separator", "IMGPROXY_HEALTH_CHECK_PATH": "health-check-path", "IMGPROXY_TTL": "ttl", "IMGPROXY_QUALITY": "quality", "IMGPROXY_FORMAT_QUALITY": "format-quality",
         "IMGPROXY_MAX_SRC_RESOLUTION": "max-src-resolution", "IMGPROXY_MAX_SRC_FILE_SIZE": "max-src-file-size",
         "IMGPROXY_LOCAL_FILESYSTEM_ROOT": "local-root", "IMGPROXY_WORKERS": "workers", "IMGPROXY_CONCURRENCY": "workers",
