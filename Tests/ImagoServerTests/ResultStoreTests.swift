@@ -286,3 +286,26 @@ import FoundationNetworking
     }
 }
 #endif
+
+#if Server && os(Linux)
+import Imago
+
+/// A source's caching headers travel with its render through a store, and a
+/// hostile origin's oversized ones are dropped rather than failing the write.
+@Suite struct StoredSourceHeadersTests {
+    @Test func sourceHeadersRoundTripAndOversizedOnesAreDropped() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imago-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try FileResultStore(directory: folder)
+        let headers = SourceCacheHeaders(etag: "\"v1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", cacheControl: "max-age=60")
+        try await store.store(StoredResult(data: Data([1, 2, 3]), contentType: "image/png", etag: "\"x\"", storedAt: Date(),
+                                           sourceCacheHeaders: headers), for: "a")
+        #expect(try await store.result(for: "a")?.sourceCacheHeaders == headers)
+        let huge = SourceCacheHeaders(cacheControl: String(repeating: "a", count: 100_000))
+        try await store.store(StoredResult(data: Data([4]), contentType: "image/png", etag: "\"y\"", storedAt: Date(),
+                                           sourceCacheHeaders: huge), for: "b")
+        let kept = try await store.result(for: "b")
+        #expect(kept?.data == Data([4]) && kept?.sourceCacheHeaders == SourceCacheHeaders())
+    }
+}
+#endif

@@ -49,7 +49,9 @@ extension SourceCacheHeaders {
         guard self != SourceCacheHeaders() else { return "" }
         let fields = ["etag": etag, "last-modified": lastModified, "cache-control": cacheControl, "expires": expires].compactMapValues { $0 }
         let json = (try? JSONSerialization.data(withJSONObject: fields, options: .sortedKeys)) ?? Data()
-        return SigningKey.base64URL(json)
+        // A source's headers are its own: at most 1 KB of them is kept, within S3's 2 KB of
+        // metadata, or none (the answer then carries no source validators, never a failed write).
+        return json.count <= 1024 ? SigningKey.base64URL(json) : ""
     }
 
     /// The headers of ``storedForm``; none when `text` is empty or damaged.
