@@ -79,6 +79,9 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     public let code: Code
     /// A sentence for a person reading the response or the log.
     public let message: String
+    /// Whether loading the source failed (not its decode or processing):
+    /// the failures a ``FallbackImage`` answers.
+    var failedLoading = false
 
     /// Creates an error.
     public init(_ code: Code, _ message: String) {
@@ -107,5 +110,10 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     public var description: String { "\(code.status) \(code.name): \(message)" }
+
+    /// Errors are equal when their codes and messages are.
+    public static func == (left: ImageServerError, right: ImageServerError) -> Bool {
+        left.code == right.code && left.message == right.message
+    }
 }
 #endif

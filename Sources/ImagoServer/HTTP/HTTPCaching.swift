@@ -92,6 +92,22 @@ public struct HTTPCaching: Sendable, Hashable {
         return timeToLive > 0 ? "max-age=\(timeToLive), public" : "no-cache"
     }
 
+    /// The `Cache-Control` of a ``FallbackImage`` answer, imgproxy's rules:
+    /// the fallback's own time to live when it has one, shortened to the
+    /// URL's `expires` (at most the server's time to live); without one,
+    /// an error status gets ``errorCacheControl`` and a success the usual
+    /// time to live (the failed source's headers are not passed on).
+    func fallbackCacheControl(timeToLive: Int, fallbackTimeToLive: Int?, expires: Int?, status: Int, now: Date = Date()) -> String? {
+        var age = fallbackTimeToLive.flatMap { $0 > 0 ? $0 : nil }
+        if let expires {
+            let left = max(0, Int((Double(expires) - now.timeIntervalSince1970).rounded(.down)))
+            if age == nil || left < age! { age = min(timeToLive, left) }
+        }
+        if let age, age > 0 { return "max-age=\(age), public" }
+        if status >= 400 { return errorCacheControl }
+        return timeToLive > 0 ? "max-age=\(timeToLive), public" : "no-cache"
+    }
+
     /// The conditional headers to send the source for a client's: its
     /// `If-None-Match` (out from behind the buster) and `If-Modified-Since`
     /// (only one after the buster); none when a buster's prefix is missing.

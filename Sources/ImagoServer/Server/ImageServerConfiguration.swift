@@ -115,6 +115,9 @@ public struct ImageServerConfiguration: Sendable {
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
+    /// The image answered in place of a source that cannot be loaded
+    /// (``FallbackImage``); `nil` (the default) answers the failure's error.
+    public var fallbackImage: FallbackImage?
     /// The image `watermark` draws, decoded once (colour-managed to sRGB
     /// by the decoder), for example `try ImageDecoders.all.decode(data)`;
     /// `nil` (the default): paths that ask for a watermark get none, as
@@ -225,6 +228,7 @@ public struct ImageServerConfiguration: Sendable {
         self.urlRules = ImageServerURLRules()
         self.maximumAnimationFrames = 1
         self.watermark = nil
+        self.fallbackImage = nil
         self.watermarkOpacity = 1
         self.s3 = nil
         self.resultStore = nil

@@ -32,8 +32,11 @@ extension ImageServerEngine {
     /// so a request that arrives after finds it kept. Resizing and encoding
     /// hold one of the job's slots (the pipeline's decode slots) and run on
     /// the pipeline's work queue.
+    ///
+    /// A fallback render (`fallback`: the ``FallbackImage``'s bytes) skips
+    /// the result store and the loader.
     func render(
-        _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
+        _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>, fallback: SourceBytes? = nil
     ) async throws(ImageServerError) -> RenderedImage {
         // The work queue's closures run under it (`Dispatching.perform`), and their loops check it;
         // the job itself ends at it too, cancelling a download still under way, so its place is free.
@@ -41,7 +44,7 @@ extension ImageServerEngine {
         do {
             return try await withinDeadline(configuration.timeout, timeout: { _ in ImageServerError.timedOut }) { [self] in
                 try await WorkDeadline.$current.withValue(deadline) {
-                    try await renderUnderDeadline(source, options: options, key: key, job: job)
+                    try await renderUnderDeadline(source, options: options, key: key, job: job, fallback: fallback)
                 }
             }
         } catch {
@@ -50,14 +53,21 @@ extension ImageServerEngine {
     }
 
     func renderUnderDeadline(
-        _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
+        _ source: URL, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>, fallback: SourceBytes?
     ) async throws(ImageServerError) -> RenderedImage {
         do {
-            if let stored = await storedResult(for: key) { return kept(stored, for: key, storing: false) }
+            if fallback == nil, let stored = await storedResult(for: key) { return kept(stored, for: key, storing: false) }
             let request = ImageRequest(url: source, thumbnail: decodeHint(for: options))
             // The bytes first: they decide whether to skip or to animate,
             // and hold the metadata a result may keep.
-            let bytes = try await fetched(request)
+            let bytes: SourceBytes
+            do {
+                if let fallback { bytes = fallback } else { bytes = try await fetched(request) }
+            } catch {
+                var failure = ImageServerError(answering: error)
+                failure.failedLoading = true
+                throw failure
+            }
             // Held until the render ends, within the sources' share of the memory budget.
             guard let rendered = try await memory.withSource(of: bytes.data.count, {
                 try await renderFetched(bytes, request: request, options: options, key: key, job: job)
@@ -91,7 +101,8 @@ extension ImageServerEngine {
     func kept(_ rendered: RenderedImage, for key: RenderIdentity, storing: Bool = true) -> RenderedImage {
         if storing { metrics.rendered(rendered) }
         outputs.insert(rendered, for: key, cost: rendered.data.count + key.cost)
-        if storing, let store = configuration.resultStore {
+        // A fallback render is kept in memory only: a replica with another fallback must not find it.
+        if storing, key.source != FallbackImage.source, let store = configuration.resultStore {
             let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date(),
                                       sourceCacheHeaders: rendered.sourceCacheHeaders)
             let name = key.storeKey

@@ -176,11 +176,29 @@ final class ImageServerEngine: Sendable {
         if let unchanged = await sourceNotModified(parsed.source, request: request, variesWithAccept: choice.variesWithAccept, expires: expires) {
             return unchanged
         }
-        let ticket: JobRegistry<RenderIdentity, RenderedImage>.Ticket
+        let (rendered, outcome): (RenderedImage, String)
         do {
-            ticket = try renders.enter(key, subscription: JobSubscription(priority: .normal)) { [self] job in
+            (rendered, outcome) = try await joinedOrRendered(key) { [self] job in
                 try await render(parsed.source, options: options, key: key, job: job)
             }
+        } catch where error.failedLoading && FallbackImage.answers(error) {
+            guard let fallback = configuration.fallbackImage else { throw error }
+            return try await fallbackReply(for: key, failure: error, fallback: fallback, variesWithAccept: choice.variesWithAccept,
+                                           disposition: disposition, expires: expires)
+        }
+        return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
+                       request: request, outcome: outcome)
+    }
+
+    /// The render under `key`: another request's when one is under way
+    /// (`joined`), else a new job that runs `render` (`miss`, or `store`
+    /// when it found its output in the result store).
+    func joinedOrRendered(
+        _ key: RenderIdentity, render: @escaping @Sendable (SharedJob<RenderedImage>) async throws -> RenderedImage
+    ) async throws(ImageServerError) -> (RenderedImage, outcome: String) {
+        let ticket: JobRegistry<RenderIdentity, RenderedImage>.Ticket
+        do {
+            ticket = try renders.enter(key, subscription: JobSubscription(priority: .normal), work: render)
         } catch {
             throw ImageServerError(.saturated, "the server is busy; retry in a moment")
         }
@@ -198,9 +216,40 @@ final class ImageServerEngine: Sendable {
         }.value
         let rendered = try result.get()
         // A job that found its output in the result store made none.
-        let made = outcome == "miss" && rendered.sourceLayer == RenderedImage.storeLayer ? "store" : outcome
-        return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
-                       request: request, outcome: made)
+        return (rendered, outcome == "miss" && rendered.sourceLayer == RenderedImage.storeLayer ? "store" : outcome)
+    }
+
+    /// The answer with the ``FallbackImage`` in place of a source that did
+    /// not load (`failure`), rendered with the request's options (and kept
+    /// in the output cache under ``FallbackImage/source``): its status, and
+    /// its time to live (no later than the URL's `expires`); no validators.
+    func fallbackReply(
+        for key: RenderIdentity, failure: ImageServerError, fallback: FallbackImage, variesWithAccept: Bool,
+        disposition: ContentDisposition, expires: Int?
+    ) async throws(ImageServerError) -> ImageServerReply {
+        configuration.logger.warning("the source could not be loaded; answering with the fallback image: \(failure)")
+        let fallbackKey = RenderIdentity(source: FallbackImage.source, options: key.options, requestedFormat: key.requestedFormat,
+                                         animatedFormat: key.animatedFormat)
+        let rendered: RenderedImage
+        if let kept = outputs.value(for: fallbackKey) {
+            rendered = kept
+        } else {
+            let bytes = SourceBytes(data: fallback.data, source: .memory, duration: 0)
+            (rendered, _) = try await joinedOrRendered(fallbackKey) { [self] job in
+                try await render(FallbackImage.source, options: fallbackKey.options, key: fallbackKey, job: job, fallback: bytes)
+            }
+        }
+        let status = fallback.status ?? failure.status
+        var headers: [(name: String, value: String)] = []
+        if let cacheControl = configuration.caching.fallbackCacheControl(
+            timeToLive: configuration.timeToLive, fallbackTimeToLive: fallback.timeToLive, expires: expires, status: status
+        ) {
+            headers.append(("Cache-Control", cacheControl))
+        }
+        if let vary = vary(variesWithAccept: variesWithAccept) { headers.append(("Vary", vary)) }
+        headers.append(("Content-Type", rendered.mimeType))
+        headers.append(("Content-Disposition", disposition.value(extension: rendered.fileExtension)))
+        return ImageServerReply(status: status, headers: headers, body: rendered.data, outcome: "fallback")
     }
 
     /// Whether `given` equals `expected`, in a time that does not depend on where they differ.
@@ -248,9 +297,14 @@ final class ImageServerEngine: Sendable {
         var headers: [(name: String, value: String)] = [("Cache-Control", cacheControl)]
         if let etag { headers.append(("ETag", etag)) }
         if let lastModified { headers.append(("Last-Modified", lastModified)) }
-        let vary = (variesWithAccept ? ["Accept"] : []) + (configuration.usesClientHints ? ProcessingOptions.clientHintHeaders : [])
-        if !vary.isEmpty { headers.append(("Vary", vary.joined(separator: ", "))) }
+        if let vary = vary(variesWithAccept: variesWithAccept) { headers.append(("Vary", vary)) }
         return headers
+    }
+
+    /// The answer's `Vary`: `Accept` when the format was negotiated, and the client hints when they are read.
+    func vary(variesWithAccept: Bool) -> String? {
+        let vary = (variesWithAccept ? ["Accept"] : []) + (configuration.usesClientHints ? ProcessingOptions.clientHintHeaders : [])
+        return vary.isEmpty ? nil : vary.joined(separator: ", ")
     }
 
     func errorReply(_ error: ImageServerError) -> ImageServerReply {

@@ -247,6 +247,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "What every watermark's opacity is multiplied by, 0 to 1 (IMGPROXY_WATERMARK_OPACITY).")
     var watermarkOpacity: Double = 1
 
+    @Option(help: "The image answered, processed as asked, when a source cannot be loaded: from this file (IMGPROXY_FALLBACK_IMAGE_PATH).")
+    var fallbackImagePath: String?
+
+    @Option(help: "The fallback image from this URL, loaded once at start (IMGPROXY_FALLBACK_IMAGE_URL).")
+    var fallbackImageUrl: String?
+
+    @Option(help: "The fallback image as base64 (IMGPROXY_FALLBACK_IMAGE_DATA). With several --fallback-image-*, data wins over a path, a path over a URL.")
+    var fallbackImageData: String?
+
+    @Option(help: "The status of a fallback answer, 100 to 599; 0 answers with the failure's own status (IMGPROXY_FALLBACK_IMAGE_HTTP_CODE).")
+    var fallbackImageStatus: Int = 200
+
+    @Option(help: "The max-age of a fallback answer in seconds; 0 keeps --ttl (or --error-cache-control for an error status) (IMGPROXY_FALLBACK_IMAGE_TTL).")
+    var fallbackImageTtl: Int = 0
+
     @Option(help: "The most frames of an animation processed; above 1, animated sources asked for as WebP, GIF or PNG stay animated (IMGPROXY_MAX_ANIMATION_FRAMES).")
     var maxAnimationFrames = 1
 
@@ -343,6 +358,10 @@ struct Serve: AsyncParsableCommand {
         if [watermarkPath, watermarkUrl, watermarkData].compactMap({ $0 }).count > 1 {
             throw ValidationError("Give one of --watermark-path, --watermark-url and --watermark-data.")
         }
+        guard fallbackImageStatus == 0 || (100...599).contains(fallbackImageStatus) else {
+            throw ValidationError("--fallback-image-status must be 0 or from 100 to 599.")
+        }
+        guard fallbackImageTtl >= 0 else { throw ValidationError("--fallback-image-ttl must be 0 or more.") }
         guard watermarkOpacity.isFinite, (0...1).contains(watermarkOpacity) else {
             throw ValidationError("--watermark-opacity must be from 0 to 1.")
         }
@@ -404,28 +423,47 @@ struct Serve: AsyncParsableCommand {
     /// The watermark image from `--watermark-path`, `-url` or `-data`,
     /// decoded once; the server does not start when it cannot be read.
     func watermark() async throws -> Image? {
-        let bytes: Data
-        let origin: String
-        if let watermarkData {
-            guard let data = Data(base64Encoded: watermarkData, options: .ignoreUnknownCharacters) else {
-                throw ValidationError("--watermark-data is not base64.")
-            }
-            (bytes, origin) = (data, "--watermark-data")
-        } else if let source = watermarkPath ?? watermarkUrl {
-            let url = watermarkPath.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? SourceLoader.url(for: source)
-            origin = watermarkPath != nil ? "--watermark-path \(source)" : "--watermark-url \(source)"
-            do {
-                bytes = try await SourceLoader().bytes(of: url)
-            } catch {
-                throw ValidationError("\(origin) cannot be loaded: \(error)")
-            }
-        } else {
-            return nil
-        }
+        guard let (bytes, origin) = try await Self.imageBytes(data: watermarkData, path: watermarkPath, url: watermarkUrl, flag: "watermark")
+        else { return nil }
         do {
             return try ImageDecoders.all.decode(bytes)
         } catch {
             throw ValidationError("\(origin) is not an image Imago reads: \(error)")
+        }
+    }
+
+    /// The fallback image from `--fallback-image-data`, `-path` or `-url`
+    /// (in that order, as imgproxy), checked once: the server does not
+    /// start when it cannot be read or is not an image.
+    func fallbackImage() async throws -> FallbackImage? {
+        guard let (bytes, origin) = try await Self.imageBytes(data: fallbackImageData, path: fallbackImagePath, url: fallbackImageUrl,
+                                                              flag: "fallback-image") else { return nil }
+        do {
+            _ = try ImageDecoders.info(for: bytes)
+        } catch {
+            throw ValidationError("\(origin) is not an image Imago reads: \(error)")
+        }
+        return FallbackImage(data: bytes, status: fallbackImageStatus == 0 ? nil : fallbackImageStatus,
+                             timeToLive: fallbackImageTtl > 0 ? fallbackImageTtl : nil)
+    }
+
+    /// The bytes of an image given as `--FLAG-data` (base64), `--FLAG-path`
+    /// or `--FLAG-url` (loaded once, now), the first given in that order,
+    /// with the flag that gave them; `nil` when none is given.
+    static func imageBytes(data: String?, path: String?, url: String?, flag: String) async throws -> (Data, origin: String)? {
+        if let data {
+            guard let bytes = Data(base64Encoded: data, options: .ignoreUnknownCharacters) else {
+                throw ValidationError("--\(flag)-data is not base64.")
+            }
+            return (bytes, "--\(flag)-data")
+        }
+        guard let source = path ?? url else { return nil }
+        let location = path.map { URL(fileURLWithPath: ($0 as NSString).expandingTildeInPath) } ?? SourceLoader.url(for: source)
+        let origin = path != nil ? "--\(flag)-path \(source)" : "--\(flag)-url \(source)"
+        do {
+            return (try await SourceLoader().bytes(of: location), origin)
+        } catch {
+            throw ValidationError("\(origin) cannot be loaded: \(error)")
         }
     }
 
@@ -460,6 +498,9 @@ struct Serve: AsyncParsableCommand {
             ("preset", list(presets)), ("presets-path", presetsPath ?? "(none)"), ("only-presets", "\(onlyPresets)"), ("allow-security-options", "\(allowSecurityOptions)"),
             ("watermark-path", watermarkPath ?? "(none)"), ("watermark-url", watermarkUrl ?? "(none)"),
             ("watermark-data", watermarkData == nil ? "(none)" : "***"), ("watermark-opacity", "\(watermarkOpacity)"),
+            ("fallback-image-path", fallbackImagePath ?? "(none)"), ("fallback-image-url", fallbackImageUrl ?? "(none)"),
+            ("fallback-image-data", fallbackImageData == nil ? "(none)" : "***"), ("fallback-image-status", "\(fallbackImageStatus)"),
+            ("fallback-image-ttl", "\(fallbackImageTtl)"),
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
@@ -574,6 +615,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logger = logger
         configuration.watermark = try await watermark()
         configuration.watermarkOpacity = watermarkOpacity
+        configuration.fallbackImage = try await fallbackImage()
         configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory

@@ -37,6 +37,7 @@ enum ServeEnvironment {
         "auto-webp": .flag, "auto-avif": .flag, "auto-jxl": .flag, "enforce-webp": .flag, "enforce-avif": .flag, "enforce-jxl": .flag,
         "preset": .repeated, "presets-path": .option, "only-presets": .flag, "allow-security-options": .flag,
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
+        "fallback-image-path": .option, "fallback-image-url": .option, "fallback-image-data": .option, "fallback-image-status": .option, "fallback-image-ttl": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
         "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
     ]
@@ -65,6 +66,9 @@ enum ServeEnvironment {
         "IMGPROXY_ALLOW_SECURITY_OPTIONS": "allow-security-options",
         "IMGPROXY_WATERMARK_PATH": "watermark-path", "IMGPROXY_WATERMARK_URL": "watermark-url",
         "IMGPROXY_WATERMARK_DATA": "watermark-data", "IMGPROXY_WATERMARK_OPACITY": "watermark-opacity",
+        "IMGPROXY_FALLBACK_IMAGE_PATH": "fallback-image-path", "IMGPROXY_FALLBACK_IMAGE_URL": "fallback-image-url",
+        "IMGPROXY_FALLBACK_IMAGE_DATA": "fallback-image-data", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "fallback-image-status",
+        "IMGPROXY_FALLBACK_IMAGE_TTL": "fallback-image-ttl",
         "IMGPROXY_MAX_ANIMATION_FRAMES": "max-animation-frames", "IMGPROXY_LOG_LEVEL": "log-level",
         "IMGPROXY_OPEN_TELEMETRY_ENABLE": "otlp",
     ]
