@@ -112,6 +112,20 @@ func corners(_ image: Image) -> [String] {
         #expect(meanDifference(thumbnail, fromPrimary) < 4)
     }
 
+    /// `usesEmbeddedThumbnail` (imgproxy's `enforce_thumbnail`) decodes the
+    /// item whatever size is asked for, or when none is; a file without an
+    /// item decodes its primary image.
+    @Test(arguments: ["heic/thumbnail-item.heic", "avif/thumbnail-item.avif"])
+    func anEnforcedThumbnailDecodesTheItem(file: String) throws {
+        var options = ImageDecodingOptions()
+        options.usesEmbeddedThumbnail = true
+        let data = try Fixtures.data(file)
+        let item = try ImageDecoders.all.decode(data, options: options)
+        #expect((item.width, item.height) == (320, 240))
+        let plain = try ImageDecoders.all.decode(try Fixtures.data("avif/rgb8-lossy.avif"), options: ImageDecodingOptions(usesEmbeddedThumbnail: true))
+        #expect((plain.width, plain.height) == (96, 64))
+    }
+
     /// What a codec table's `open` and `makeImage` give for `data`.
     static func decoded<State>(_ data: Data, with functions: CodecFunctions<State>, _ options: ImageDecodingOptions) throws -> Image {
         try functions.makeImage(try functions.open(data, options), 0, options)

@@ -54,11 +54,16 @@ import Testing
     /// one is refused where they are not allowed.
     @Test func securityOptionsComeFromTheTable() throws {
         let marked = ProcessingOptionSpec.table.filter(\.isSecurityOption)
-        #expect(marked.map { $0.names[0] } == ["max_result_dimension"])
+        #expect(marked.map { $0.names[0] } == ["max_result_dimension", "max_src_resolution", "max_src_file_size",
+                                               "max_animation_frames", "max_animation_frame_resolution"])
         for row in marked {
             #expect(ProcessingOptionSpec.securityOptions(in: try Self.parse(row.example)) == [row.names[0]])
         }
         #expect(ProcessingOptionSpec.securityOptions(in: try Self.parse("rs:fit:10:10")) == [])
+        // A server's own defaults are not the path's: only what differs from them counts.
+        let defaults = try Self.parse("msr:2")
+        #expect(ProcessingOptionSpec.securityOptions(in: try Self.parse("msr:2/w:10"), beyond: defaults) == [])
+        #expect(ProcessingOptionSpec.securityOptions(in: try Self.parse("msr:3"), beyond: defaults) == ["max_src_resolution"])
     }
 }
 #endif

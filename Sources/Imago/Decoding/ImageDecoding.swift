@@ -82,6 +82,11 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// What to do with an embedded colour profile. Default:
     /// ``ColorManagement/convertToSRGB``.
     public var colorManagement: ColorManagement
+    /// Whether a HEIC or AVIF file's largest embedded thumbnail is decoded
+    /// instead of its main image, whatever its size, when it has one
+    /// (imgproxy's `enforce_thumbnail`). Default: `false` (a thumbnail item
+    /// is used only when it covers ``thumbnail``).
+    public var usesEmbeddedThumbnail: Bool
 
     /// What a decoder does with a file's colour profile.
     public enum ColorManagement: Sendable, Hashable {
@@ -119,8 +124,10 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         thumbnail: Thumbnail? = nil,
         colorManagement: ColorManagement = .convertToSRGB,
         maximumScanCount: Int = 100,
-        maximumTileCount: Int = 256
+        maximumTileCount: Int = 256,
+        usesEmbeddedThumbnail: Bool = false
     ) {
+        self.usesEmbeddedThumbnail = usesEmbeddedThumbnail
         self.maximumScanCount = maximumScanCount
         self.maximumTileCount = maximumTileCount
         self.maximumPixelCount = maximumPixelCount

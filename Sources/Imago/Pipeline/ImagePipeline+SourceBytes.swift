@@ -33,8 +33,8 @@ extension ImagePipeline {
     }
 
     /// Decodes bytes as the decode stage does for `request`: the
-    /// configured decoder and limits, and the request's thumbnail; with
-    /// `colorManagement` instead of the configured one when given. Like the
+    /// configured decoder and limits, and the request's thumbnail, then
+    /// whatever `adjust` changes (a colour management, a pixel limit). Like the
     /// stage, it records the decode's duration
     /// (`imago_pipeline_decode_duration`), and bytes that do not decode are
     /// removed from the disk cache, so the next request downloads them again
@@ -43,10 +43,10 @@ extension ImagePipeline {
     ///
     /// - Throws: ``ImagePipelineError`` (``ImagePipelineError/Code/decodingFailed``).
     package func decode(_ data: Data, for request: ImageRequest,
-                        colorManagement: ImageDecodingOptions.ColorManagement? = nil) throws -> Image {
+                        adjusting adjust: (inout ImageDecodingOptions) -> Void = { _ in }) throws -> Image {
         var options = configuration.decodingOptions
         options.thumbnail = request.thumbnail
-        if let colorManagement { options.colorManagement = colorManagement }
+        adjust(&options)
         let started = Stopwatch.now()
         do {
             let image = try DecodeStage.decode(data, with: configuration.decoder, options: options)

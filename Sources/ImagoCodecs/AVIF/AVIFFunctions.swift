@@ -126,8 +126,8 @@ public struct AVIFState: Sendable {
     /// Decodes every frame, or the frames up to `frameIndex` keeping that one;
     /// for a still image and a thumbnail, a thumbnail item that covers it.
     func decode(frameIndex: Int?, options: ImageDecodingOptions) throws -> Image {
-        if frameCount == 1, (frameIndex ?? 0) == 0, let thumbnail = options.thumbnail,
-           let item = HEIFState.thumbnailItemImage(of: data, covering: thumbnail.scaledSize(width: width, height: height),
+        if frameCount == 1, (frameIndex ?? 0) == 0,
+           let item = HEIFState.thumbnailItemImage(of: data, width: width, height: height,
                                                    pixelFormat: hasAlpha ? .rgba8 : .rgb8, options: options) {
             return item
         }

@@ -105,7 +105,7 @@ public struct HEIFState: Sendable {
     func decode(options: ImageDecodingOptions) throws -> Image {
         let pixelFormat: PixelFormat = hasAlpha ? .rgba8 : .rgb8
         return try Self.withPrimaryImage(of: data, options: options) { primary in
-            let item = options.thumbnail.flatMap { Self.thumbnailItem(of: primary, covering: $0.scaledSize(width: width, height: height)) }
+            let item = Self.thumbnailItem(of: primary, for: options, width: width, height: height)
             defer { if let item { heif_image_handle_release(item) } }
             return try Self.decode(item ?? primary, pixelFormat: pixelFormat)
         }

@@ -112,6 +112,14 @@ public struct ImageServerConfiguration: Sendable {
     /// Whether an SVG source stays SVG when ``alwaysRasterizesSVG`` is on
     /// (`svg` in `IMGPROXY_SKIP_PROCESSING_FORMATS`). Default: `false`.
     public var keepsSVGUnprocessed: Bool
+    /// The options every path starts from, before the `default` preset and
+    /// the path's own: where a server changes imgproxy's defaults, such as
+    /// `stripsMetadata`, `keepsCopyright`, `stripsColorProfile`,
+    /// `autoRotates`, `enforcesThumbnail` (imgproxy's `IMGPROXY_STRIP_METADATA`,
+    /// `_KEEP_COPYRIGHT`, `_STRIP_COLOR_PROFILE`, `_AUTO_ROTATE`,
+    /// `_ENFORCE_THUMBNAIL`). Security options set here are the server's
+    /// own, not checked against ``allowsSecurityOptions``. Default: `ProcessingOptions()`.
+    public var defaultOptions: ProcessingOptions
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
@@ -132,6 +140,10 @@ public struct ImageServerConfiguration: Sendable {
     /// ``outputPolicy``'s animated formats (GIF and WebP) stays animated,
     /// its first this-many frames resized one at a time; with 1 (the default, as imgproxy), animations give their first frame.
     public var maximumAnimationFrames: Int
+    /// When set, animations are checked frame by frame against this many
+    /// pixels instead of in total against ``maximumSourcePixels``
+    /// (imgproxy's `IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION`). Default: `nil`.
+    public var maximumAnimationFramePixels: Int?
     /// Where rendered images are kept for every replica (``FileResultStore``,
     /// ``S3ResultStore``); `nil` (the default): none. A result older than
     /// ``timeToLive`` is rendered again; replicas sharing a store must share
@@ -221,12 +233,14 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumOutputSide = ImageServerPath.maximumOutputSide
         self.allowsSecurityOptions = false
         self.presets = .none
+        self.defaultOptions = ProcessingOptions()
         self.skipProcessingFormats = []
         self.alwaysRasterizesSVG = false
         self.keepsSVGUnprocessed = false
         self.usesClientHints = false
         self.urlRules = ImageServerURLRules()
         self.maximumAnimationFrames = 1
+        self.maximumAnimationFramePixels = nil
         self.watermark = nil
         self.fallbackImage = nil
         self.watermarkOpacity = 1

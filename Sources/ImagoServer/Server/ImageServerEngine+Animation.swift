@@ -35,7 +35,7 @@ extension ImageServerEngine {
     /// counts all of them. As imgproxy, `trim` is not applied to
     /// animations; a `smart` gravity is centred so every frame is cut the same.
     func animation(_ input: RenderInput) async throws -> RenderedImage? {
-        guard configuration.maximumAnimationFrames > 1, let header = input.header, header.frameCount > 1,
+        guard SourceLimits(configuration, options: input.options).animates, let header = input.header, header.frameCount > 1,
               let sourceFormat = ImageFormat(sniffing: input.bytes.data), [.gif, .webp, .png, .avif, .jxl].contains(sourceFormat)
         else { return nil }
         // The source decides when nothing else does: GIF and WebP stay as
@@ -61,10 +61,12 @@ extension ImageServerEngine {
         if adjusted.gravity == .smart { adjusted.gravity = .center }
         if adjusted.crop?.gravity == .smart { adjusted.crop?.gravity = .center }
         let frameOptions = adjusted
-        let settings = (maximumSide: configuration.maximumOutputSide, frames: configuration.maximumAnimationFrames,
+        let sourceLimits = SourceLimits(configuration, options: options)
+        let settings = (maximumSide: configuration.maximumOutputSide, frames: sourceLimits.animationFrames,
                         watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
         var decodingOptions = pipeline.configuration.decodingOptions
         decodingOptions.thumbnail = input.request.thumbnail
+        decodingOptions.maximumPixelCount = sourceLimits.decodedPixels(frames: info.frameCount)
         if keepsProfile(options, format: format, header: info) { decodingOptions.colorManagement = .keepOriginal }
         let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
         let source = bytes.data

@@ -63,6 +63,7 @@ extension ImageServerEngine {
             let bytes: SourceBytes
             do {
                 if let fallback { bytes = fallback } else { bytes = try await fetched(request) }
+                try SourceLimits(configuration, options: options).checkBytes(of: bytes.data)
             } catch {
                 var failure = ImageServerError(answering: error)
                 failure.failedLoading = true
@@ -176,8 +177,9 @@ extension ImageServerEngine {
         let limits = pipeline.configuration.decodingOptions
         // A header that did not parse is read again, for its error.
         let info = try input.header ?? ImageDecoders.info(for: bytes.data)
+        let pixels = SourceLimits(configuration, options: options).decodedPixels(frames: info.frameCount)
         guard info.frameCount <= limits.maximumFrameCount,
-              info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= limits.maximumPixelCount
+              info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= pixels
         else {
             throw ImageServerError(.sourceTooLarge, "the source is too large: \(info.width)x\(info.height), \(info.frameCount) frames")
         }

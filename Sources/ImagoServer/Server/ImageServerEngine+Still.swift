@@ -24,7 +24,9 @@ extension ImageServerEngine {
                 loaded = drawn
             } else {
                 loaded = try await decoded(bytes, request: input.request, keepsProfile: keepsProfile(options, format: options.format, header: header),
-                                           autoRotates: options.autoRotates, job: input.job)
+                                           autoRotates: options.autoRotates,
+                                           maximumPixelCount: SourceLimits(configuration, options: options).decodedPixels(frames: 1),
+                                           usesEmbeddedThumbnail: options.enforcesThumbnail, job: input.job)
             }
             let (maximumSide, policy) = (configuration.maximumOutputSide, configuration.outputPolicy)
             let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
@@ -103,17 +105,22 @@ extension ImageServerEngine {
 
     /// The source decoded as the pipeline decodes it (its decoder, limits
     /// and the request's thumbnail; its colour profile kept when
-    /// `keepsProfile`), in one of the job's slots.
+    /// `keepsProfile`; at most `maximumPixelCount` pixels; the embedded
+    /// thumbnail with `usesEmbeddedThumbnail`), in one of the job's slots.
     func decoded(
         _ bytes: SourceBytes, request: ImageRequest, keepsProfile: Bool,
-        autoRotates: Bool, job: SharedJob<RenderedImage>
+        autoRotates: Bool, maximumPixelCount: Int, usesEmbeddedThumbnail: Bool, job: SharedJob<RenderedImage>
     ) async throws -> ImageResponse {
         let pipeline = self.pipeline
         let started = DispatchTime.now().uptimeNanoseconds
         decodes.withLock { $0 += 1 }
         let image = try await inSlot(of: job) { trace in
             try withSpan(SpanName.decode, context: trace) { span in
-                let upright = try pipeline.decode(bytes.data, for: request, colorManagement: keepsProfile ? .keepOriginal : nil)
+                let upright = try pipeline.decode(bytes.data, for: request) { options in
+                    if keepsProfile { options.colorManagement = .keepOriginal }
+                    options.maximumPixelCount = maximumPixelCount
+                    options.usesEmbeddedThumbnail = usesEmbeddedThumbnail
+                }
                 let undo = try Self.undoingOrientation(of: bytes.data, unless: autoRotates)
                 span.attributes["imago.image.width"] = upright.width
                 span.attributes["imago.image.height"] = upright.height
@@ -140,11 +147,12 @@ extension ImageServerEngine {
     ///
     /// Options that make the plan depend on the source's own size (a trim,
     /// a crop, a turn, a device pixel ratio, zoom, minimum sizes, no
-    /// auto-rotation) get no hint: the source is decoded whole.
+    /// auto-rotation, an enforced embedded thumbnail, which is the source
+    /// then) get no hint: the source is decoded whole.
     func decodeHint(for options: ProcessingOptions) -> Thumbnail? {
         guard options.width > 0 || options.height > 0 else { return nil }
         guard options.crop == nil, options.trim == nil, options.rotation == 0, options.dpr == 1, options.zoomX == 1, options.zoomY == 1,
-              options.minWidth == 0, options.minHeight == 0, options.autoRotates else { return nil }
+              options.minWidth == 0, options.minHeight == 0, options.autoRotates, !options.enforcesThumbnail else { return nil }
         let unbounded = 1 << 30
         let mode: ResizeMode = if options.width == 0 || options.height == 0 || options.resizingType == .fit {
             .fit

@@ -133,7 +133,8 @@ final class ImageServerEngine: Sendable {
         if let secret = configuration.secret, !Self.constantTimeEquals(request["authorization"] ?? "", "Bearer " + secret) {
             throw ImageServerError(.badSecret, "the request does not carry the server's secret (Authorization: Bearer ...)")
         }
-        var path = try ImageServerPath(parsing: path, presets: configuration.presets, rules: configuration.urlRules)
+        var path = try ImageServerPath(parsing: path, presets: configuration.presets, rules: configuration.urlRules,
+                                       defaults: configuration.defaultOptions)
         if configuration.usesClientHints { path.options.applyClientHints(request) }
         path.options.skipProcessingFormats.formUnion(configuration.skipProcessingFormats)
         let parsed = path
@@ -141,7 +142,7 @@ final class ImageServerEngine: Sendable {
         if let expires = parsed.options.expires, Date().timeIntervalSince1970 > Double(expires) {
             throw ImageServerError(.expired, "the URL expired at Unix time \(expires)")
         }
-        if !configuration.allowsSecurityOptions, let option = ProcessingOptionSpec.securityOptions(in: parsed.options).first {
+        if !configuration.allowsSecurityOptions, let option = ProcessingOptionSpec.securityOptions(in: parsed.options, beyond: configuration.defaultOptions).first {
             throw ImageServerError(.forbiddenOption, "\(option) is a security option, which this server does not allow in paths")
         }
         try loader.policy.check(parsed.source)
@@ -161,7 +162,7 @@ final class ImageServerEngine: Sendable {
         // What only shapes the headers is not part of the render's identity.
         (chosen.filename, chosen.returnsAttachment, chosen.expires) = (nil, false, nil)
         let options = chosen
-        let animates = configuration.maximumAnimationFrames > 1
+        let animates = SourceLimits(configuration, options: options).animates
         let animatedChoice = policy.negotiated(requested: requested, accept: accept, animated: true)
         let key = RenderIdentity(source: parsed.source, options: options,
                                  requestedFormat: options.skipProcessingFormats.isEmpty ? nil : parsed.options.format,

@@ -77,8 +77,11 @@ public struct ImageServerPath: Sendable, Hashable {
     ///   the first segment is a list of presets.
     /// - Parameter rules: How the source is read beyond its encoding
     ///   (replacements, a base URL, a file name after base64, the argument separator).
+    /// - Parameter defaults: The options every path starts from, before the
+    ///   `default` preset and the path's own (a server's
+    ///   ``ImageServerConfiguration/defaultOptions``).
     public init(parsing path: some StringProtocol, presets: ImageServerPresets = .none,
-                rules: ImageServerURLRules = ImageServerURLRules()) throws(ImageServerError) {
+                rules: ImageServerURLRules = ImageServerURLRules(), defaults: ProcessingOptions = ProcessingOptions()) throws(ImageServerError) {
         var path = String(path)
         guard path.hasPrefix("/") else { throw OptionValue.bad("the path must start with /") }
         // imgproxy's own layout for info, `/info/SIGNATURE/...`, signs the
@@ -94,7 +97,7 @@ public struct ImageServerPath: Sendable, Hashable {
         signedPart = Self.mended(afterSlash[signatureEnd...])
         var segments = signedPart.split(separator: "/", omittingEmptySubsequences: true)
         let separator = rules.argumentSeparator
-        var options = ProcessingOptions()
+        var options = defaults
         if presets.definitions["default"] != nil {
             try Self.applyPreset("default", to: &options, presets: presets, used: [])
         }

@@ -174,6 +174,14 @@ enum OptionValue {
         return value
     }
 
+    /// A resolution in megapixels (`12.5`), as pixels; 0 or more, as imgproxy's.
+    static func megapixels(_ text: Substring, _ name: String) throws(ImageServerError) -> Int {
+        guard let value = Double(text), value.isFinite, value >= 0, value < 1e9 else {
+            throw bad("\(name) must be a number of megapixels, 0 or more, not \"\(text.prefix(20))\"")
+        }
+        return Int((value * 1_000_000).rounded(.down))
+    }
+
     static func boolean(_ text: Substring, _ name: String) throws(ImageServerError) -> Bool {
         switch text {
         case "1", "t", "T", "true", "TRUE", "True": return true

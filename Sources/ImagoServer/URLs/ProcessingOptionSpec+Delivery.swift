@@ -90,6 +90,12 @@ extension ProcessingOptionSpec {
         .init(["strip_color_profile", "scp"], arity: 1...1, example: "scp:0", read: { options, a throws(ImageServerError) in
             options.stripsColorProfile = try OptionValue.boolean(a[0], "strip_color_profile")
         }, write: { o in o.stripsColorProfile ? nil : "scp:0" }),
+        .init(["preserve_hdr", "ph"], arity: 1...1, example: "ph:1", read: { options, a throws(ImageServerError) in
+            options.preservesHDR = try OptionValue.boolean(a[0], "preserve_hdr")
+        }, write: { o in o.preservesHDR ? "ph:1" : nil }),
+        .init(["enforce_thumbnail", "eth"], arity: 1...1, example: "eth:1", read: { options, a throws(ImageServerError) in
+            options.enforcesThumbnail = try OptionValue.boolean(a[0], "enforce_thumbnail")
+        }, write: { o in o.enforcesThumbnail ? "eth:1" : nil }),
         .init(["quality", "q"], arity: 1...1, example: "q:70", read: { options, a throws(ImageServerError) in
             options.quality = try OptionValue.quality(a[0])
         }, write: { o in o.quality.map { "q:\($0)" } }),

@@ -118,6 +118,24 @@ extension ProcessingOptionSpec {
             }
             options.maximumResultDimension = size > 0 ? size : nil
         }, write: { o in o.maximumResultDimension.map { "mrd:\($0)" } }),
+        .init(["max_src_resolution", "msr"], arity: 1...1, security: true, example: "msr:12.5", read: { options, a throws(ImageServerError) in
+            options.maximumSourcePixels = try OptionValue.megapixels(a[0], "max_src_resolution")
+        }, write: { o in o.maximumSourcePixels.map { "msr:\(OptionValue.number(Double($0) / 1_000_000))" } }),
+        .init(["max_src_file_size", "msfs"], arity: 1...1, security: true, example: "msfs:1048576", read: { options, a throws(ImageServerError) in
+            guard let bytes = Int(a[0]) else {
+                throw OptionValue.bad("max_src_file_size must be a whole number, not \"\(a[0].prefix(20))\"")
+            }
+            options.maximumSourceBytes = bytes > 0 ? bytes : nil
+        }, write: { o in o.maximumSourceBytes.map { "msfs:\($0)" } }),
+        .init(["max_animation_frames", "maf"], arity: 1...1, security: true, example: "maf:10", read: { options, a throws(ImageServerError) in
+            guard let frames = Int(a[0]), frames > 0 else {
+                throw OptionValue.bad("max_animation_frames must be a whole number above 0, not \"\(a[0].prefix(20))\"")
+            }
+            options.maximumAnimationFrames = frames
+        }, write: { o in o.maximumAnimationFrames.map { "maf:\($0)" } }),
+        .init(["max_animation_frame_resolution", "mafr"], arity: 1...1, security: true, example: "mafr:1.5", read: { options, a throws(ImageServerError) in
+            options.maximumAnimationFramePixels = try OptionValue.megapixels(a[0], "max_animation_frame_resolution")
+        }, write: { o in o.maximumAnimationFramePixels.map { "mafr:\(OptionValue.number(Double($0) / 1_000_000))" } }),
     ]
 
     /// `W:H:ENLARGE:EXTEND…` from argument `first` on: shared by `resize` and `size`.

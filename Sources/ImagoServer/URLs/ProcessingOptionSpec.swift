@@ -71,9 +71,13 @@ package struct ProcessingOptionSpec: Sendable {
         return byName
     }()
 
-    /// The security options `options` sets, by their full names.
-    package static func securityOptions(in options: ProcessingOptions) -> [String] {
-        table.filter { $0.isSecurityOption && $0.write?(options) != nil }.map { $0.names[0] }
+    /// The security options `options` sets beyond `defaults` (a server's
+    /// own), by their full names.
+    package static func securityOptions(in options: ProcessingOptions, beyond defaults: ProcessingOptions = ProcessingOptions()) -> [String] {
+        table.filter { spec in
+            guard spec.isSecurityOption, let written = spec.write?(options) else { return false }
+            return written != spec.write?(defaults)
+        }.map { $0.names[0] }
     }
 
     /// Applies one `name:arg:arg` segment.

@@ -301,6 +301,28 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// included: the image is scaled down to fit. Honoured only when the
     /// server allows security options. `nil`: the server's limit.
     public var maximumResultDimension: Int?
+    /// The most pixels the source may have, all the frames decoded
+    /// counted (`max_src_resolution`, in megapixels in the path; a security
+    /// option). `nil`: the server's ``ImageServerConfiguration/maximumSourcePixels``.
+    public var maximumSourcePixels: Int?
+    /// The most bytes the source may have (`max_src_file_size`; a security
+    /// option), within the loader's own limit. `nil` or 0: the server's.
+    public var maximumSourceBytes: Int?
+    /// The most frames of an animation processed (`max_animation_frames`;
+    /// a security option). `nil`: the server's ``ImageServerConfiguration/maximumAnimationFrames``.
+    public var maximumAnimationFrames: Int?
+    /// The most pixels of one frame of an animation (`max_animation_frame_resolution`,
+    /// in megapixels in the path; a security option): when set, an
+    /// animation is checked frame by frame instead of in total. `nil`: the
+    /// server's ``ImageServerConfiguration/maximumAnimationFramePixels``; 0: off.
+    public var maximumAnimationFramePixels: Int?
+    /// Whether a high-bit-depth source keeps its depth where the format can
+    /// (`preserve_hdr`). Imago renders 8 bits per channel, so it is accepted
+    /// and changes nothing yet.
+    public var preservesHDR: Bool = false
+    /// Whether a HEIC source's embedded thumbnail is decoded instead of its
+    /// main image when it has one (`enforce_thumbnail`).
+    public var enforcesThumbnail: Bool = false
     /// The encoder's quality, 1 to 100; `nil` uses the server's default.
     public var quality: Int?
     /// The output format; `nil` lets the server choose (the path's extension,

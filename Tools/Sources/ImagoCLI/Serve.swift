@@ -247,6 +247,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "What every watermark's opacity is multiplied by, 0 to 1 (IMGPROXY_WATERMARK_OPACITY).")
     var watermarkOpacity: Double = 1
 
+    @OptionGroup(title: "Image defaults and limits")
+    var imageDefaults: ServeImageDefaults
+
     @Option(help: "The image answered, processed as asked, when a source cannot be loaded: from this file (IMGPROXY_FALLBACK_IMAGE_PATH).")
     var fallbackImagePath: String?
 
@@ -390,7 +393,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--preset: \(error.message).")
         }
         if !allowSecurityOptions, let name = parsedPresets.namesSettingSecurityOptions.first {
-            throw ValidationError("--preset \(name) sets a security option (max_result_dimension); add --allow-security-options.")
+            throw ValidationError("--preset \(name) sets a security option (max_result_dimension, max_src_resolution...); add --allow-security-options.")
         }
         let keys = try signingKeys()
         if unsigned && !keys.isEmpty { throw ValidationError("--unsigned and a signing key exclude each other.") }
@@ -504,7 +507,7 @@ struct Serve: AsyncParsableCommand {
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
-        ]
+        ] + imageDefaults.configurationLines
         return pairs.map { "\($0.0) = \($0.1)" }
     }
 
@@ -616,6 +619,7 @@ struct Serve: AsyncParsableCommand {
         configuration.watermark = try await watermark()
         configuration.watermarkOpacity = watermarkOpacity
         configuration.fallbackImage = try await fallbackImage()
+        imageDefaults.apply(to: &configuration)
         configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory

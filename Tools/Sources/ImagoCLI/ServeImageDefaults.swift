@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import ImagoServer
+
+/// `imago serve`'s settings for what every image gets unless its path says
+/// otherwise, and the source limits that only animations and results need:
+/// imgproxy's compression, formats and security variables of the same names.
+struct ServeImageDefaults: ParsableArguments {
+    @Option(help: "Leave the source's metadata out of results unless a path says sm:0: true or false (IMGPROXY_STRIP_METADATA).")
+    var stripMetadata: Switch = .on
+
+    @Option(help: "When stripping metadata, keep the EXIF Artist and Copyright: true or false (IMGPROXY_KEEP_COPYRIGHT).")
+    var keepCopyright: Switch = .on
+
+    @Option(help: "Convert results to sRGB and drop the colour profile unless a path says scp:0: true or false (IMGPROXY_STRIP_COLOR_PROFILE).")
+    var stripColorProfile: Switch = .on
+
+    @Option(help: "Turn sources upright as their EXIF orientation says unless a path says ar:0: true or false (IMGPROXY_AUTO_ROTATE).")
+    var autoRotate: Switch = .on
+
+    @Flag(help: "Decode a HEIC or AVIF source's embedded thumbnail instead of its main image, when it has one (IMGPROXY_ENFORCE_THUMBNAIL).")
+    var enforceThumbnail = false
+
+    @Flag(help: "Accepted for imgproxy's IMGPROXY_PRESERVE_HDR; results are 8 bits per channel, so it changes nothing yet.")
+    var preserveHdr = false
+
+    @Option(help: "The largest width or height of a result, at most 8192; larger results are scaled down to fit; 0: 8192 (IMGPROXY_MAX_RESULT_DIMENSION).")
+    var maxResultDimension = 0
+
+    @Option(help: "When above 0, animations are checked frame by frame against this many megapixels instead of in total (IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION).")
+    var maxAnimationFrameResolution = 0.0
+
+    func validate() throws {
+        guard maxResultDimension >= 0 else { throw ValidationError("--max-result-dimension must be 0 or more.") }
+        guard maxAnimationFrameResolution.isFinite, (0...10_000).contains(maxAnimationFrameResolution) else {
+            throw ValidationError("--max-animation-frame-resolution must be from 0 to 10000 megapixels.")
+        }
+    }
+
+    /// Sets these defaults and limits on `configuration`.
+    func apply(to configuration: inout ImageServerConfiguration) {
+        var options = ProcessingOptions()
+        options.stripsMetadata = stripMetadata.isOn
+        options.keepsCopyright = keepCopyright.isOn
+        options.stripsColorProfile = stripColorProfile.isOn
+        options.autoRotates = autoRotate.isOn
+        options.enforcesThumbnail = enforceThumbnail
+        options.preservesHDR = preserveHdr
+        configuration.defaultOptions = options
+        if maxResultDimension > 0 { configuration.maximumOutputSide = min(maxResultDimension, ImageServerPath.maximumOutputSide) }
+        let framePixels = Int(maxAnimationFrameResolution * 1_000_000)
+        configuration.maximumAnimationFramePixels = framePixels > 0 ? framePixels : nil
+    }
+
+    /// The settings, one `flag = value` line each, for `--print-config`.
+    var configurationLines: [(String, String)] {
+        [("strip-metadata", "\(stripMetadata.isOn)"), ("keep-copyright", "\(keepCopyright.isOn)"),
+         ("strip-color-profile", "\(stripColorProfile.isOn)"), ("auto-rotate", "\(autoRotate.isOn)"),
+         ("enforce-thumbnail", "\(enforceThumbnail)"), ("preserve-hdr", "\(preserveHdr)"),
+         ("max-result-dimension", maxResultDimension > 0 ? "\(maxResultDimension)" : "(8192)"),
+         ("max-animation-frame-resolution", maxAnimationFrameResolution > 0 ? "\(maxAnimationFrameResolution)" : "(off)")]
+    }
+}
