@@ -10,6 +10,34 @@ import Testing
 
 /// What a good request gets back: the image, its headers, 304 and HEAD.
 @Suite struct ResponseTests {
+    /// imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS` and `IMGPROXY_SET_CANONICAL_HEADER`:
+    /// the sizes of the source and the result, and the source as the canonical link
+    /// (HTTP sources only, raw answers too); neither unless asked for.
+    @Test func debugHeadersAndTheCanonicalLinkAreSentWhenAsked() async throws {
+        let origin = try await Fixture.origin()
+        let source = origin.url("/a.jpg")
+        let configuration = Fixture.configuration {
+            $0.sendsDebugHeaders = true
+            $0.sendsCanonicalLink = true
+        }
+        try await Fixture.withServer(configuration) { client, _ in
+            for _ in 0..<2 {   // rendered, then from the output cache
+                let response = try await client.execute(uri: Fixture.path("rs:fit:64:64", source), method: .get)
+                #expect(response.header("X-Origin-Width") == "200" && response.header("X-Origin-Height") == "150")
+                #expect(response.header("X-Origin-Content-Length") == String(Fixture.jpeg.count))
+                #expect(response.header("X-Result-Width") == "64" && response.header("X-Result-Height") == "48")
+                #expect(response.header("Link") == "<\(source.absoluteString)>; rel=\"canonical\"")
+            }
+            let raw = try await client.execute(uri: Fixture.path("raw:1", source), method: .get)
+            #expect(raw.header("Link") == "<\(source.absoluteString)>; rel=\"canonical\"")
+            #expect(raw.header("X-Result-Width") == nil)
+        }
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let plain = try await client.execute(uri: Fixture.path("rs:fit:64:64", source), method: .get)
+            #expect(plain.header("X-Origin-Width") == nil && plain.header("Link") == nil)
+        }
+    }
+
     @Test func aFitThumbnailComesBackAsJPEGWithItsHeaders() async throws {
         let origin = try await Fixture.origin()
         try await Fixture.withServer(Fixture.configuration()) { client, _ in

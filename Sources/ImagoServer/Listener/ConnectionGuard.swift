@@ -40,12 +40,18 @@ public final class ConnectionGuard: Sendable {
         public var keepAliveTimeout: Double
         /// The most connections open at once. Default: 2048.
         public var maximumConnections: Int
+        /// Seconds from a response's head to its last byte on the wire: a
+        /// client that reads slower than that is cut off (imgproxy's
+        /// `IMGPROXY_WRITE_RESPONSE_TIMEOUT`). Default: 10.
+        public var writeResponseTimeout: Double
 
         /// Creates limits; the defaults are imgproxy's.
-        public init(readRequestTimeout: Double = 10, keepAliveTimeout: Double = 10, maximumConnections: Int = 2048) {
+        public init(readRequestTimeout: Double = 10, keepAliveTimeout: Double = 10, maximumConnections: Int = 2048,
+                    writeResponseTimeout: Double = 10) {
             self.readRequestTimeout = readRequestTimeout
             self.keepAliveTimeout = keepAliveTimeout
             self.maximumConnections = maximumConnections
+            self.writeResponseTimeout = writeResponseTimeout
         }
     }
 
@@ -140,6 +146,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let guardian: ConnectionGuard
     private var timer: Scheduled<Void>?
+    /// Running from a response's head until its end is written.
+    private var writeTimer: Scheduled<Void>?
     private var requestsInProgress = 0
     private var registered = false
 
@@ -175,6 +183,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func stop(_ context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        writeTimer?.cancel()
+        writeTimer = nil
         if registered {
             registered = false
             guardian.closed(context.channel)
@@ -192,6 +202,21 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var promise = promise
+        switch unwrapOutboundIn(data) {
+        case .head:
+            startWriteTimer(context)
+        case .end:
+            // The response is out when its end is on the wire, not when it is queued.
+            let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { [weak self] _ in
+                self?.writeTimer?.cancel()
+                self?.writeTimer = nil
+            }
+            promise = written
+        case .body:
+            break
+        }
         if case .end = unwrapOutboundIn(data) {
             requestsInProgress = max(0, requestsInProgress - 1)
             guardian.requestEnded(context.channel)
@@ -206,6 +231,19 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
         }
         context.write(data, promise: promise)
+    }
+
+    /// Closes the connection unless the response under way is written
+    /// within ``ConnectionGuard/Limits/writeResponseTimeout``.
+    private func startWriteTimer(_ context: ChannelHandlerContext) {
+        writeTimer?.cancel()
+        let nanoseconds = Int64(min(max(0, guardian.limits.writeResponseTimeout), 86_400) * 1e9)
+        writeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self, self.writeTimer != nil else { return }
+            self.writeTimer = nil
+            self.guardian.timedOut(context.channel)
+            context.close(promise: nil)
+        }
     }
 
     /// Closes the connection unless a request head arrives within `seconds`.

@@ -120,6 +120,14 @@ public struct ImageServerConfiguration: Sendable {
     /// `_ENFORCE_THUMBNAIL`). Security options set here are the server's
     /// own, not checked against ``allowsSecurityOptions``. Default: `ProcessingOptions()`.
     public var defaultOptions: ProcessingOptions
+    /// Whether processed answers carry `X-Origin-Width`, `X-Origin-Height`,
+    /// `X-Origin-Content-Length`, `X-Result-Width` and `X-Result-Height`
+    /// (imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS`). Default: `false`.
+    public var sendsDebugHeaders: Bool
+    /// Whether answers for HTTP and HTTPS sources carry
+    /// `Link: <SOURCE>; rel="canonical"` (imgproxy's `IMGPROXY_SET_CANONICAL_HEADER`),
+    /// so search engines credit the source. Default: `false`.
+    public var sendsCanonicalLink: Bool
     /// The presets paths may use (`preset:NAME`); the `default` one applies
     /// to every path. Default: none.
     public var presets: ImageServerPresets
@@ -234,6 +242,8 @@ public struct ImageServerConfiguration: Sendable {
         self.allowsSecurityOptions = false
         self.presets = .none
         self.defaultOptions = ProcessingOptions()
+        self.sendsDebugHeaders = false
+        self.sendsCanonicalLink = false
         self.skipProcessingFormats = []
         self.alwaysRasterizesSVG = false
         self.keepsSVGUnprocessed = false

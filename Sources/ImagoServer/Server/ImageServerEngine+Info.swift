@@ -45,7 +45,7 @@ extension ImageServerEngine {
                 ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
                 ("X-Content-Type-Options", "nosniff"),
                 ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
-            ]
+            ] + canonicalLink(source)
             return ImageServerReply(status: 200, headers: headers, body: first, outcome: "raw",
                                     stream: StreamedBody(rest: loaded.body, lease: lease))
         } catch {

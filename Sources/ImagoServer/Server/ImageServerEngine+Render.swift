@@ -92,7 +92,10 @@ extension ImageServerEngine {
         let input = RenderInput(bytes: bytes, request: request, options: options, key: key, job: job,
                                 header: try? ImageDecoders.info(for: bytes.data))
         for strategy in RenderStrategy.allCases {
-            if let rendered = try await make(strategy, input) { return kept(rendered, for: key) }
+            if var rendered = try await make(strategy, input) {
+                rendered.sourceSize = input.header.map { ($0.width, $0.height) }
+                return kept(rendered, for: key)
+            }
         }
         throw ImageServerError(.undecodable, "the source could not be rendered")
     }

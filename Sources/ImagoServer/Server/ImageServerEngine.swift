@@ -171,7 +171,7 @@ final class ImageServerEngine: Sendable {
         if let kept = outputs.value(for: key) {
             metrics.outputCache(hit: "hit")
             return okReply(kept, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
-                           request: request, outcome: "hit")
+                           request: request, source: parsed.source, outcome: "hit")
         }
         // A client that holds a version asks the source whether it changed: a 304 costs no render.
         if let unchanged = await sourceNotModified(parsed.source, request: request, variesWithAccept: choice.variesWithAccept, expires: expires) {
@@ -188,7 +188,7 @@ final class ImageServerEngine: Sendable {
                                            disposition: disposition, expires: expires)
         }
         return okReply(rendered, variesWithAccept: choice.variesWithAccept, disposition: disposition, expires: expires,
-                       request: request, outcome: outcome)
+                       request: request, source: parsed.source, outcome: outcome)
     }
 
     /// The render under `key`: another request's when one is under way
@@ -275,7 +275,7 @@ final class ImageServerEngine: Sendable {
     }
 
     func okReply(_ rendered: RenderedImage, variesWithAccept: Bool, disposition: ContentDisposition, expires: Int?,
-                 request: RequestHeaders, outcome: String) -> ImageServerReply {
+                 request: RequestHeaders, source sourceURL: URL, outcome: String) -> ImageServerReply {
         let caching = configuration.caching
         let source = rendered.sourceCacheHeaders
         var headers = validatorHeaders(etag: caching.etag(source: source, bytesTag: rendered.etag), lastModified: caching.lastModified(source: source),
@@ -290,7 +290,30 @@ final class ImageServerEngine: Sendable {
         headers.append(("Content-Disposition", disposition.value(extension: rendered.fileExtension)))
         headers += rendered.documentHeaders
         headers.append(("Server-Timing", rendered.serverTiming))
+        headers += canonicalLink(sourceURL) + debugHeaders(rendered)
         return ImageServerReply(status: 200, headers: headers, body: rendered.data, outcome: outcome)
+    }
+
+    /// `Link: <SOURCE>; rel="canonical"` for an HTTP or HTTPS source, when the server sends it.
+    func canonicalLink(_ source: URL) -> [(name: String, value: String)] {
+        guard configuration.sendsCanonicalLink, ["http", "https"].contains(source.scheme?.lowercased() ?? "") else { return [] }
+        return [("Link", "<\(source.absoluteString)>; rel=\"canonical\"")]
+    }
+
+    /// The sizes of the source and the result, when the server sends them
+    /// (the source's only when it was read for this render, not for one
+    /// found in the result store).
+    func debugHeaders(_ rendered: RenderedImage) -> [(name: String, value: String)] {
+        guard configuration.sendsDebugHeaders, rendered.format != nil else { return [] }
+        var headers: [(name: String, value: String)] = []
+        if let size = rendered.sourceSize {
+            headers += [("X-Origin-Width", "\(size.width)"), ("X-Origin-Height", "\(size.height)")]
+        }
+        if let bytes = rendered.sourceByteCount { headers.append(("X-Origin-Content-Length", "\(bytes)")) }
+        if let result = try? ImageDecoders.info(for: rendered.data) {
+            headers += [("X-Result-Width", "\(result.width)"), ("X-Result-Height", "\(result.height)")]
+        }
+        return headers
     }
 
     /// The headers a 200 and a 304 share: `Cache-Control`, `ETag`, `Last-Modified`, `Vary`.

@@ -23,6 +23,8 @@ struct RenderedImage: Sendable {
     /// What the source's response said about caching: the answer's
     /// `ETag`, `Last-Modified` and passed-on `Cache-Control` come from it.
     var sourceCacheHeaders = SourceCacheHeaders()
+    /// The source's width and height as its header gave them, when it was read for this output.
+    var sourceSize: (width: Int, height: Int)?
 
     /// The `Content-Type`.
     var mimeType: String { format?.mimeType ?? "image/svg+xml" }

@@ -250,6 +250,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Image defaults and limits")
     var imageDefaults: ServeImageDefaults
 
+    @OptionGroup(title: "Listener and answer headers")
+    var http: ServeHTTPOptions
+
     @Option(help: "The image answered, processed as asked, when a source cannot be loaded: from this file (IMGPROXY_FALLBACK_IMAGE_PATH).")
     var fallbackImagePath: String?
 
@@ -507,7 +510,7 @@ struct Serve: AsyncParsableCommand {
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
-        ] + imageDefaults.configurationLines
+        ] + imageDefaults.configurationLines + http.configurationLines
         return pairs.map { "\($0.0) = \($0.1)" }
     }
 
@@ -620,6 +623,7 @@ struct Serve: AsyncParsableCommand {
         configuration.watermarkOpacity = watermarkOpacity
         configuration.fallbackImage = try await fallbackImage()
         imageDefaults.apply(to: &configuration)
+        http.apply(to: &configuration)
         configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory
@@ -663,7 +667,7 @@ struct Serve: AsyncParsableCommand {
         }
         ImageServer<BasicRequestContext>(configuration: configuration).addRoutes(to: routes, head: headRenders.isOn)
 
-        let host = self.host
+        let address = try http.address(host: host, port: port)
         // Room for every client, and for the sources, caches and stores beside them.
         let descriptors = DescriptorLimit.raise(toFit: maxClients + DescriptorLimit.reserve)
         let clients = min(maxClients, max(1, descriptors - DescriptorLimit.reserve))
@@ -671,14 +675,28 @@ struct Serve: AsyncParsableCommand {
             logger.warning("the descriptor limit is \(descriptors): at most \(clients) clients, not \(maxClients)")
         }
         let connections = ConnectionGuard(limits: .init(readRequestTimeout: readRequestTimeout, keepAliveTimeout: keepAliveTimeout,
-                                                        maximumConnections: clients))
+                                                        maximumConnections: clients, writeResponseTimeout: http.writeResponseTimeout))
+        let bindAddress: BindAddress
+        switch address {
+        case .tcp(let host, let port): bindAddress = .hostname(host, port: port)
+        case .unix(let path):
+            // A socket left by a server that crashed is replaced; any other file is not.
+            var status = stat()
+            if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+            bindAddress = .unixDomainSocket(path: path)
+        }
         let app = Application(
             router: router,
             server: .http1(configuration: connections.http1Configuration()),
-            configuration: .init(address: .hostname(host, port: port), serverName: serverName, backlog: 1024),
+            configuration: .init(address: bindAddress, serverName: serverName, backlog: 1024),
             onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? 0
-                Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
+                switch address {
+                case .tcp(let host, _):
+                    let bound = channel.localAddress?.port ?? 0
+                    Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
+                case .unix(let path):
+                    Output.line("listening on unix:\(path)")
+                }
             },
             logger: logger
         )

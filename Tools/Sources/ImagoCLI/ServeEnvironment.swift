@@ -39,6 +39,8 @@ enum ServeEnvironment {
         "watermark-path": .option, "watermark-url": .option, "watermark-data": .option, "watermark-opacity": .option,
         "strip-metadata": .option, "keep-copyright": .option, "strip-color-profile": .option, "auto-rotate": .option,
         "enforce-thumbnail": .flag, "preserve-hdr": .flag, "max-result-dimension": .option, "max-animation-frame-resolution": .option,
+        "bind": .option, "network": .option, "write-response-timeout": .option, "debug-headers": .flag, "canonical-header": .flag,
+        "development-errors": .flag,
         "fallback-image-path": .option, "fallback-image-url": .option, "fallback-image-data": .option, "fallback-image-status": .option, "fallback-image-ttl": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
         "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
@@ -72,6 +74,9 @@ enum ServeEnvironment {
         "IMGPROXY_STRIP_COLOR_PROFILE": "strip-color-profile", "IMGPROXY_AUTO_ROTATE": "auto-rotate",
         "IMGPROXY_ENFORCE_THUMBNAIL": "enforce-thumbnail", "IMGPROXY_PRESERVE_HDR": "preserve-hdr",
         "IMGPROXY_MAX_RESULT_DIMENSION": "max-result-dimension", "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": "max-animation-frame-resolution",
+        "IMGPROXY_NETWORK": "network", "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "write-response-timeout",
+        "IMGPROXY_GRACEFUL_STOP_TIMEOUT": "drain-timeout", "IMGPROXY_ENABLE_DEBUG_HEADERS": "debug-headers",
+        "IMGPROXY_SET_CANONICAL_HEADER": "canonical-header", "IMGPROXY_DEVELOPMENT_ERRORS_MODE": "development-errors",
         "IMGPROXY_FALLBACK_IMAGE_PATH": "fallback-image-path", "IMGPROXY_FALLBACK_IMAGE_URL": "fallback-image-url",
         "IMGPROXY_FALLBACK_IMAGE_DATA": "fallback-image-data", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "fallback-image-status",
         "IMGPROXY_FALLBACK_IMAGE_TTL": "fallback-image-ttl",
@@ -116,10 +121,18 @@ enum ServeEnvironment {
             let separator = variable == "IMGPROXY_PRESETS" ? (environment["IMGPROXY_PRESETS_SEPARATOR"].flatMap { $0.isEmpty ? nil : $0 } ?? ",") : ","
             if let raw = environment[variable] { set(name, raw, separator: separator) }
         }
-        if let bind = environment["IMGPROXY_BIND"], let colon = bind.lastIndex(of: ":") {
-            let host = bind[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            set("host", host.isEmpty ? "0.0.0.0" : host)
-            set("port", String(bind[bind.index(after: colon)...]))
+        // HOST:PORT becomes --host and --port; anything else (a socket path
+        // for IMGPROXY_NETWORK=unix, or a value that is not HOST:PORT) goes
+        // to --bind, which reads it, or refuses it so the server does not start.
+        if let bind = environment["IMGPROXY_BIND"], !bind.isEmpty {
+            let network = environment["IMGPROXY_NETWORK"]?.lowercased() ?? "tcp"
+            if network != "unix", let colon = bind.lastIndex(of: ":"), Int(bind[bind.index(after: colon)...]) != nil {
+                let host = bind[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+                set("host", host.isEmpty ? (network == "tcp6" ? "::" : "0.0.0.0") : host)
+                set("port", String(bind[bind.index(after: colon)...]))
+            } else {
+                set("bind", bind)
+            }
         }
         if let sources = environment["IMGPROXY_ALLOWED_SOURCES"] {
             // URL prefixes (`https://images.example.com/`, `https://*.cdn.example.com/`): their hosts.

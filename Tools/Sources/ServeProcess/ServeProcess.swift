@@ -14,8 +14,10 @@ public final class ServeProcess: @unchecked Sendable {
     }()
 
     public let process = Process()
-    /// The port it listens on.
+    /// The port it listens on (0 on a Unix socket).
     public private(set) var port = 0
+    /// The Unix socket it listens on (`--network unix`), else `nil`.
+    public private(set) var socketPath: String?
     /// Where its standard error goes (deleted with this object).
     public let stderr: URL
     /// Standard error when it is a pipe nobody reads (a stuck log collector).
@@ -53,6 +55,10 @@ public final class ServeProcess: @unchecked Sendable {
         try process.startTiedToThisProcess()
         // The first line on stdout says where it listens.
         let text = try await offTheTestThreads { ServeProcess.firstLine(of: output) }
+        if text.hasPrefix("listening on unix:") {
+            socketPath = String(text.dropFirst("listening on unix:".count))
+            return
+        }
         guard text.hasPrefix("listening on http://"), let port = Int(text.split(separator: ":").last ?? "") else {
             process.terminate()
             throw NoListeningLine(line: text, log: log)
