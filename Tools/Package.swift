@@ -123,7 +123,7 @@ let package = Package(
         // imgproxy's own tests, ported as tables (Cases/*.json), run against `imago serve`.
         .testTarget(
             name: "ImgproxyParityTests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "ChildProcesses", "ServeProcess", imago, codecs, testing, server,
+            dependencies: ["ImagoCLI", "LoopbackServer", "FaultInjection", "ChildProcesses", "ServeProcess", imago, codecs, testing, server,
                            .product(name: "AsyncHTTPClient", package: "async-http-client")],
             exclude: ["Cases"],
             swiftSettings: swiftSettings

@@ -65,6 +65,41 @@ import Testing
         }
     }
 
+    /// As imgproxy's stream handler: the client's conditional, range and
+    /// encoding headers go to the source and nothing else of the client's;
+    /// the source's validators, range headers and status (206, 304) come back.
+    @Test func rawPassesRangesAndValidatorsBetweenClientAndSource() async throws {
+        let origin = try await Fixture.origin()
+        let body = Fixture.png
+        origin.route("/ranged.png") { request in
+            let tags: [(name: String, value: String)] = [("ETag", "\"v1\""), ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
+                                                         ("Accept-Ranges", "bytes"), ("X-Secret", "internal"), ("Content-Type", "image/png")]
+            if request.header("If-None-Match") == "\"v1\"" { return ServedResponse(status: 304, headers: tags) }
+            if request.header("Range") == "bytes=10-19" {
+                return ServedResponse(status: 206, headers: tags + [("Content-Range", "bytes 10-19/\(body.count)")], body: body[10..<20])
+            }
+            return ServedResponse(headers: tags, body: body)
+        }
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let path = Fixture.path("raw:1", origin.url("/ranged.png"))
+            let whole = try await client.execute(uri: path, method: .get, headers: [.cookie: "session=1", .authorization: "Bearer x"])
+            #expect(whole.status == .ok && whole.data == body)
+            #expect(whole.header("ETag") == "\"v1\"" && whole.header("Last-Modified") == "Wed, 21 Oct 2015 07:28:00 GMT")
+            #expect(whole.header("Accept-Ranges") == "bytes" && whole.header("Content-Length") == "\(body.count)")
+            #expect(whole.header("X-Secret") == nil)
+            let part = try await client.execute(uri: path, method: .get, headers: [.range: "bytes=10-19"])
+            #expect(part.status == .partialContent)
+            #expect(part.data == body[10..<20])
+            #expect(part.header("Content-Range") == "bytes 10-19/\(body.count)")
+            let unchanged = try await client.execute(uri: path, method: .get, headers: [.ifNoneMatch: "\"v1\""])
+            #expect(unchanged.status == .notModified && unchanged.data.isEmpty)
+            #expect(unchanged.header("ETag") == "\"v1\"")
+        }
+        let sent = origin.requests(for: "/ranged.png")
+        #expect(sent.count == 3)
+        #expect(sent.allSatisfy { $0.header("Cookie") == nil && $0.header("Authorization") == nil }, "nothing else of the client's")
+    }
+
     @Test func rawStaysUnderTheSourcePolicyAndTheSizeLimit() async throws {
         let origin = try await Fixture.origin([
             "/large.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: Data(count: 400_000)),

@@ -23,30 +23,53 @@ extension ImageServerEngine {
     /// `Content-Type` is passed on only when it names an image, and the
     /// answer forbids sniffing and scripts, so a source cannot put a page
     /// on the server's origin.
-    func streamed(_ source: URL, disposition: ContentDisposition, expires: Int?) async throws(ImageServerError) -> ImageServerReply {
+    ///
+    /// As imgproxy's stream handler: the client's `If-None-Match`,
+    /// `If-Modified-Since`, `Range` and `Accept-Encoding` go to the source
+    /// (nothing else of the client's), and the source's `ETag`,
+    /// `Last-Modified`, `Accept-Ranges`, `Content-Range` and status (a 206
+    /// or a 304) come back, with its `Content-Length` when its body is not
+    /// compressed (the loader decompresses a compressed one, so neither its
+    /// length nor its `Content-Encoding` would be true).
+    func streamed(_ source: URL, request: RequestHeaders, disposition: ContentDisposition,
+                  expires: Int?) async throws(ImageServerError) -> ImageServerReply {
         guard let lease = StreamLease(count: streams, limit: max(1, configuration.maximumConcurrentStreams)) else {
             throw ImageServerError(.saturated, "the server is busy; retry in a moment")
         }
         do {
             // The span covers the response's head; the body streams on after it.
             // Counted by `streams`, not in the image downloads' total.
-            let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.withoutTotalLimit.load(URLRequest(url: source)) }
+            var outgoing = URLRequest(url: source)
+            for name in Self.streamedRequestHeaders {
+                if let value = request[name.lowercased()] { outgoing.setValue(value, forHTTPHeaderField: name) }
+            }
+            let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.withoutTotalLimit.load(outgoing) }
             guard let response = loaded.response else {
                 throw ImageServerError(.sourceFailed, "the source sent no response")
+            }
+            let http = response as? HTTPURLResponse
+            let passed = Self.streamedResponseHeaders.compactMap { name in
+                http?.value(forHTTPHeaderField: name).map { (name: name, value: $0) }
+            }
+            let cacheControl = ("Cache-Control", configuration.caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires,
+                                                                                    source: SourceCacheHeaders(response)))
+            if http?.statusCode == 304 {
+                return ImageServerReply(status: 304, headers: [cacheControl] + passed + canonicalLink(source), body: Data(), outcome: "not_modified")
             }
             let checked = try CheckedResponse(response, for: source, accepting: .anything)
             var chunks = loaded.body.makeAsyncIterator()
             let first = try await chunks.next() ?? Data()
             let type = checked.contentType.flatMap(Self.imageType(_:))
+            let encoded = !["", "identity"].contains(http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? "")
+            let length = encoded ? nil : http?.value(forHTTPHeaderField: "Content-Length").flatMap(Int.init)
             let headers: [(name: String, value: String)] = [
-                ("Cache-Control", configuration.caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires,
-                                                                     source: SourceCacheHeaders(response))),
+                cacheControl,
                 ("Content-Type", type ?? "application/octet-stream"),
                 ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
                 ("X-Content-Type-Options", "nosniff"),
                 ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
-            ] + canonicalLink(source)
-            return ImageServerReply(status: 200, headers: headers, body: first, outcome: "raw",
+            ] + passed + (length.map { [("Content-Length", "\($0)")] } ?? []) + canonicalLink(source)
+            return ImageServerReply(status: http?.statusCode ?? 200, headers: headers, body: first, outcome: "raw",
                                     stream: StreamedBody(rest: loaded.body, lease: lease))
         } catch {
             let failure = ImageServerError(answering: error)
@@ -54,6 +77,12 @@ extension ImageServerEngine {
             throw failure
         }
     }
+
+    /// The client's headers a `raw` answer passes to the source, as imgproxy's stream handler.
+    static let streamedRequestHeaders = ["If-None-Match", "If-Modified-Since", "Range", "Accept-Encoding"]
+    /// The source's headers a `raw` answer passes on (its `Content-Type`
+    /// only when it names an image, and its length apart).
+    static let streamedResponseHeaders = ["ETag", "Last-Modified", "Accept-Ranges", "Content-Range"]
 
     /// `image/SUBTYPE` from a `Content-Type` (parameters dropped, lower-cased), or `nil` for anything else.
     static func imageType(_ contentType: String) -> String? {

@@ -150,7 +150,7 @@ final class ImageServerEngine: Sendable {
         if parsed.isInfo { return try await describe(parsed.source, expires: expires, ifNoneMatch: ifNoneMatch) }
         let disposition = ContentDisposition(source: parsed.source, filename: parsed.options.filename,
                                              attachment: parsed.options.returnsAttachment)
-        if parsed.options.isRaw { return try await streamed(parsed.source, disposition: disposition, expires: expires) }
+        if parsed.options.isRaw { return try await streamed(parsed.source, request: request, disposition: disposition, expires: expires) }
         // A path that names svg leaves nothing to negotiate.
         let policy = configuration.outputPolicy
         let requested = parsed.options.format?.imageFormat

@@ -155,7 +155,26 @@ enum CRC32 {
 }
 
 /// Hand-built deflate streams of zeros (RFC 1951), about 1000:1.
-enum Deflate {
+public enum Deflate {
+    /// A gzip file (RFC 1952) of `data` in stored (uncompressed) deflate
+    /// blocks: what a source sends with `Content-Encoding: gzip`, made
+    /// without a compressor.
+    public static func gzipStored(_ data: Data) -> Data {
+        var gzip = Data([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3])
+        var offset = 0
+        repeat {
+            let length = min(65_535, data.count - offset)
+            let last = offset + length == data.count
+            gzip.append(last ? 1 : 0)
+            gzip.append(contentsOf: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)])
+            gzip.append(data[data.startIndex + offset ..< data.startIndex + offset + length])
+            offset += length
+        } while offset < data.count
+        appendLittleEndian(CRC32.of(data), to: &gzip)
+        appendLittleEndian(UInt32(truncatingIfNeeded: data.count), to: &gzip)
+        return gzip
+    }
+
     /// A gzip file (RFC 1952) of `count` zero bytes.
     static func gzipZeros(count: Int) -> Data {
         var data = Data([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3])   // deflate, no flags, no time, Unix

@@ -165,11 +165,13 @@ import Testing
             }
         }
         if let file = expect.bodyEqualsFile, fixtures[file] != body { wrong.append("the body is not \(file)") }
-        if !expect.originRequestHeaders.isEmpty {
-            let received = origin.requests.dropFirst(before)
-            for (name, value) in expect.originRequestHeaders where !received.contains(where: { $0.header(name) == value }) {
-                wrong.append("the origin did not receive \(name): \(value) (it got \(received.compactMap { $0.header(name) }))")
-            }
+        let received = origin.requests.dropFirst(before)
+        for (name, value) in expect.originRequestHeaders where !received.contains(where: { $0.header(name) == value }) {
+            wrong.append("the origin did not receive \(name): \(value) (it got \(received.compactMap { $0.header(name) }))")
+        }
+        for name in expect.originRequestHeadersAbsent {
+            let sent = received.compactMap { $0.header(name) }
+            if !sent.isEmpty { wrong.append("the origin received \(name): \(sent)") }
         }
         return wrong.isEmpty ? nil : wrong.joined(separator: "; ")
     }

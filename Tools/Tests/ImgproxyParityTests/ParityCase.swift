@@ -33,6 +33,8 @@ struct ParityCase: Sendable {
         let image: (format: String?, width: Int?, height: Int?)?
         let bodyEqualsFile: String?
         let originRequestHeaders: [(String, String)]
+        /// Headers the origin must not have received.
+        let originRequestHeadersAbsent: [String]
         /// imgproxy refuses to start with the case's environment.
         let startFails: Bool
     }
@@ -105,6 +107,7 @@ struct ParityCase: Sendable {
             status: expect["status"] as? Int, headers: pairs(expect["headers"]), headersMatching: pairs(expect["headersMatching"]),
             headersAbsent: expect["headersAbsent"] as? [String] ?? [], image: image,
             bodyEqualsFile: expect["bodyEqualsFile"] as? String, originRequestHeaders: pairs(expect["originRequestHeaders"]),
+            originRequestHeadersAbsent: expect["originRequestHeadersAbsent"] as? [String] ?? [],
             startFails: expect["startFails"] as? Bool ?? false)
         files = ((item["files"] as? [String: Any]) ?? [:]).mapValues { "\($0)" }
         switch item["verdict"] {

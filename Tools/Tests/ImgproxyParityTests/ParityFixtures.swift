@@ -1,3 +1,4 @@
+import FaultInjection
 import Foundation
 import Imago
 import ImagoCodecs
@@ -32,6 +33,7 @@ enum ParityFixtures {
             "notimage.txt": Data("this is not an image\n".utf8),
             "test1.svg": Data(svg.utf8),
         ]
+        files["test1.jpg.gz"] = Deflate.gzipStored(files["test1.jpg"]!)
         for orientation in 1...8 {
             files["orientation-\(orientation).png"] = try ImageEncoders.png().encode(TestImages.gradient(width: 200, height: 100))
         }
