@@ -49,19 +49,26 @@ public struct AVIFEncoder: ImageEncoding {
     /// Whether to encode losslessly (4:4:4, every pixel kept).
     public var lossless: Bool
 
-    /// libaom's speed, from 0 (slowest, smallest) to 9 (fastest); clamped.
-    /// Default 6, libheif's and Pillow's. libaom 3.6 (Debian 12) loses
-    /// detail at 7 and above: at low and middle qualities a file needs 1.3
-    /// to 8 times the bytes for the same SSIM.
+    /// libaom's speed, from 0 (slowest, smallest) to 9 (fastest); values
+    /// outside ``speedRange`` are clamped to it. Default ``defaultSpeed``,
+    /// libheif's and Pillow's. libaom 3.6 (Debian 12) loses detail at 7 and
+    /// above: at low and middle qualities a file needs 1.3 to 8 times the
+    /// bytes for the same SSIM. imgproxy's `IMGPROXY_AVIF_SPEED`.
     public var speed: Int
+
+    /// The speeds libaom takes: 0 to 9.
+    public static let speedRange = 0...9
+
+    /// The speed used when none is given: 6.
+    public static let defaultSpeed = 6
 
     /// Creates an encoder.
     ///
     /// - Parameters:
     ///   - quality: The lossy quality, 0...100; default ``defaultQuality``.
     ///   - lossless: Whether to encode losslessly; default `false`.
-    ///   - speed: libaom's speed, 0...9; default 6.
-    public init(quality: Int = AVIFEncoder.defaultQuality, lossless: Bool = false, speed: Int = 6) {
+    ///   - speed: libaom's speed, 0...9 (clamped); default ``defaultSpeed``.
+    public init(quality: Int = AVIFEncoder.defaultQuality, lossless: Bool = false, speed: Int = AVIFEncoder.defaultSpeed) {
         self.quality = quality
         self.lossless = lossless
         self.speed = speed
@@ -90,7 +97,7 @@ public struct AVIFEncoder: ImageEncoding {
         try HEIFWriter.encode(image, compression: heif_compression_AV1, exif: exif, storesRGBAsIs: lossless) { encoder in
             try HEIFFailure.check(heif_encoder_set_lossy_quality(encoder, Int32(min(max(quality, 0), 100))))
             try HEIFFailure.check(heif_encoder_set_lossless(encoder, lossless ? 1 : 0))
-            try HEIFFailure.check(heif_encoder_set_parameter_integer(encoder, "speed", Int32(min(max(speed, 0), 9))))
+            try HEIFFailure.check(heif_encoder_set_parameter_integer(encoder, "speed", Int32(Self.speedRange.clamping(speed))))
             try HEIFFailure.check(heif_encoder_set_parameter_integer(encoder, "threads", 1))
             if lossless {
                 try HEIFFailure.check(heif_encoder_set_parameter_string(encoder, "chroma", "444"))

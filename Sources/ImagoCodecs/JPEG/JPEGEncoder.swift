@@ -14,7 +14,9 @@ public struct JPEGEncoder: ImageEncoding {
 
     /// The quality, 1 (smallest) to 100 (best). Default: ``defaultQuality``.
     public var quality: Int
-    /// Whether to write a progressive JPEG.
+    /// Whether to write a progressive JPEG (`SOF2`, scans of increasing
+    /// detail) rather than a baseline one (`SOF0`). Default: `false`.
+    /// imgproxy's `IMGPROXY_JPEG_PROGRESSIVE`.
     public var progressive: Bool
     /// Whether to embed the sRGB profile when the image has no profile of
     /// its own (its pixels are sRGB). Default: `false`, as most web images.

@@ -26,12 +26,20 @@ public struct JXLEncoder: ImageEncoding {
     public var quality: Int
     /// Whether to encode losslessly, whatever the quality.
     public var lossless: Bool
-    /// libjxl's effort, from 1 (fastest) to 9 (smallest); clamped. Default
-    /// 4, imgproxy's: at libjxl's own 7, a photo takes several times longer.
+    /// libjxl's effort, from 1 (fastest) to 9 (smallest); values outside
+    /// ``effortRange`` are clamped to it. Default ``defaultEffort``,
+    /// imgproxy's: at libjxl's own 7, a photo takes several times longer.
+    /// imgproxy's `IMGPROXY_JXL_EFFORT`.
     public var effort: Int
 
+    /// The efforts libjxl takes: 1 to 9.
+    public static let effortRange = 1...9
+
+    /// The effort used when none is given: 4, imgproxy's default.
+    public static let defaultEffort = 4
+
     /// Creates an encoder.
-    public init(quality: Int = JXLEncoder.defaultQuality, lossless: Bool = false, effort: Int = 4) {
+    public init(quality: Int = JXLEncoder.defaultQuality, lossless: Bool = false, effort: Int = JXLEncoder.defaultEffort) {
         self.quality = quality
         self.lossless = lossless
         self.effort = effort
@@ -89,7 +97,7 @@ public struct JXLEncoder: ImageEncoding {
             try check(JxlEncoderSetColorEncoding(encoder, &color), "JxlEncoderSetColorEncoding")
         }
         guard let settings = JxlEncoderFrameSettingsCreate(encoder, nil) else { throw CodecError.libjxl(.outOfMemory) }
-        try check(JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(min(max(effort, 1), 9))), "effort")
+        try check(JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, Int64(Self.effortRange.clamping(effort))), "effort")
         if exact {
             try check(JxlEncoderSetFrameLossless(settings, JXL_TRUE), "JxlEncoderSetFrameLossless")
         } else {

@@ -16,6 +16,14 @@ import Imago
 /// Each row gets the filter whose output has the smallest sum of absolute
 /// values (as libpng and Pillow choose; all five filters in one vectorised
 /// pass), and the rows are compressed whole by the ``Compression`` chosen.
+///
+/// ``interlaced`` writes Adam7's seven passes (a browser shows a coarse
+/// image early); ``paletteColors`` writes an indexed PNG of at most that
+/// many colours, quantized by median cut as the GIF encoder's palettes are.
+///
+/// ```swift
+/// let small = try PNGEncoder(interlaced: true, paletteColors: 64).encode(image)
+/// ```
 public struct PNGEncoder: ImageEncoding {
     /// How hard to compress: a choice of speed against size.
     public enum Compression: String, Sendable, Hashable, CaseIterable {
@@ -45,10 +53,36 @@ public struct PNGEncoder: ImageEncoding {
     /// `sRGB` chunk, 13 bytes). Default: `false`.
     public var embedsSRGBProfile: Bool
 
+    /// Whether to write the image interlaced (Adam7, `IHDR`'s interlace
+    /// method 1): larger files, shown coarse first while they load.
+    /// Default: `false`. imgproxy's `IMGPROXY_PNG_INTERLACED`.
+    public var interlaced: Bool
+    /// At most how many colours to write: `nil` (the default) keeps every
+    /// colour (truecolour, or indexed when the image has at most 256);
+    /// 2 to 256 writes an indexed PNG (colour type 3) of at most that many,
+    /// quantized by median cut with no dithering when the image has more,
+    /// its alpha kept in a `tRNS` chunk, at 1 bit a pixel for 2 colours, 2
+    /// for up to 4, 4 for up to 16, else 8 (as imgproxy chooses). Values
+    /// outside ``paletteColorsRange`` are clamped to it. imgproxy's
+    /// `IMGPROXY_PNG_QUANTIZE` with `IMGPROXY_PNG_QUANTIZATION_COLORS`.
+    public var paletteColors: Int?
+
+    /// The palette sizes ``paletteColors`` takes: 2 to 256.
+    public static let paletteColorsRange = 2...256
+
     /// Creates a PNG encoder.
-    public init(compression: Compression = .default, embedsSRGBProfile: Bool = false) {
+    public init(compression: Compression = .default, embedsSRGBProfile: Bool = false, interlaced: Bool = false,
+                paletteColors: Int? = nil) {
         self.compression = compression
         self.embedsSRGBProfile = embedsSRGBProfile
+        self.interlaced = interlaced
+        self.paletteColors = paletteColors
+    }
+
+    /// The bits a palette index takes for a palette of `colors` entries, as
+    /// imgproxy chooses them: 1 up to 2 colours, 2 up to 4, 4 up to 16, else 8.
+    static func bitDepth(forColors colors: Int) -> Int {
+        colors <= 2 ? 1 : colors <= 4 ? 2 : colors <= 16 ? 4 : 8
     }
 
     public var format: ImageFormat { .png }
@@ -64,7 +98,8 @@ public struct PNGEncoder: ImageEncoding {
     /// own pixel format even when it has few colours (an icon's PNG image,
     /// kept 32-bit RGBA, the layout icon readers expect).
     func encode(_ image: Image, allowsPalette: Bool) throws -> Data {
-        let encoded = try Self.imageData(of: image, compression: compression, allowsPalette: allowsPalette)
+        let encoded = try Self.imageData(of: image, compression: compression, allowsPalette: allowsPalette, interlaced: interlaced,
+                                         paletteColors: allowsPalette ? paletteColors : nil)
         let compressed = encoded.data
         var png = Self.signature
         png.reserveCapacity(compressed.count + compressed.count / (1 << 20) * 12 + (image.colorProfile?.data.count ?? 0) + 1200)
@@ -102,15 +137,24 @@ public struct PNGEncoder: ImageEncoding {
     }
 
     /// The first frame of `image` as PNG image data. With `allowsPalette`,
-    /// an RGB or RGBA image of at most 256 colours is written as indexed
-    /// colour (colour type 3): a third or a quarter of the bytes to filter
-    /// and compress, the same pixels decoded (RGBA ones keep a `tRNS`
-    /// chunk, so they decode with alpha). APNG frames, which share one
-    /// header, pass `false`.
-    static func imageData(of image: Image, compression: Compression, allowsPalette: Bool) throws -> EncodedImageData {
+    /// an RGB or RGBA image of at most 256 colours (at most `paletteColors`
+    /// when given) is written as indexed colour (colour type 3): a third or
+    /// a quarter of the bytes to filter and compress, the same pixels
+    /// decoded (RGBA ones keep a `tRNS` chunk, so they decode with alpha).
+    /// With `paletteColors` (clamped to ``paletteColorsRange``), any image
+    /// of more colours, gray too, is quantized to that many, and indices
+    /// are packed to ``bitDepth(forColors:)`` bits. `interlaced` writes
+    /// Adam7's passes. APNG frames, which share one header, pass
+    /// `allowsPalette` `false` and neither of the others.
+    static func imageData(of image: Image, compression: Compression, allowsPalette: Bool, interlaced: Bool = false,
+                          paletteColors: Int? = nil) throws -> EncodedImageData {
         guard image.width <= Int(Int32.max), image.height <= Int(Int32.max), image.width > 0, image.height > 0 else {
             throw ImageEncodingError(.unsupportedImage, format: .png, message: "\(image.width)x\(image.height) is not a PNG size")
         }
+        let maximumColors = allowsPalette ? paletteColors.map(paletteColorsRange.clamping) : nil
+        // Quantized gray goes through the palette as RGB.
+        let image = maximumColors == nil || image.pixelFormat.bytesPerPixel >= 3
+            ? image : image.firstFrame.converted(to: image.pixelFormat.hasAlpha ? .rgba8 : .rgb8)
         var colorType: UInt8 = switch image.pixelFormat {
         case .rgba8: 6
         case .rgb8: 2
@@ -138,44 +182,148 @@ public struct PNGEncoder: ImageEncoding {
                 }
                 initialized = count > 0 ? pixelCount : 0
             }
-            if count > 0 {
-                let used = Int(count)
-                var colors: [UInt8] = []
-                colors.reserveCapacity(3 * used)
-                for entry in 0..<used { colors += entries[(4 * entry)..<(4 * entry + 3)] }
-                // The entries below full alpha come first; an RGBA image lists
-                // at least one, so it decodes with alpha as it was.
-                let translucent = (0..<used).prefix { entries[4 * $0 + 3] != 255 }.count
-                let alphaCount = bytesPerPixel == 4 ? max(translucent, 1) : 0
-                palette = (colors, (0..<alphaCount).map { entries[4 * $0 + 3] })
-                colorType = 3
+            if count > 0, Int(count) <= maximumColors ?? 256 {
+                palette = paletteChunks(entries: entries, count: Int(count), hasAlpha: bytesPerPixel == 4)
+            } else if let maximumColors {
+                (palette, indices) = quantized(image, maximumColors: maximumColors)
             } else {
                 indices = []
             }
+            if palette != nil { colorType = 3 }
         }
-        let rowBytes = palette == nil ? image.width * bytesPerPixel : image.width
-        let filterBytesPerPixel = palette == nil ? bytesPerPixel : 1
-        let filteredSize = (rowBytes + 1) * image.height
-        // Filtered straight from the rows (any row padding skipped), into
-        // memory that is written before it is read.
-        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 5 * rowBytes)
-        defer { scratch.deallocate() }
-        let filtered = [UInt8](unsafeUninitializedCapacity: filteredSize) { buffer, count in
-            if palette != nil {
-                indices.withUnsafeBufferPointer { source in
-                    imago_png_filter_rows(source.baseAddress, rowBytes, rowBytes, image.height, 1, buffer.baseAddress, scratch)
-                }
-            } else {
-                pixels.withUnsafeBufferPointer { source in
-                    imago_png_filter_rows(source.baseAddress, image.bytesPerRow, rowBytes, image.height, filterBytesPerPixel,
-                                          buffer.baseAddress, scratch)
-                }
-            }
-            count = filteredSize
-        }
-        let header = bigEndian(UInt32(image.width)) + bigEndian(UInt32(image.height)) + [8, colorType, 0, 0, 0]
+        let bitDepth = palette != nil ? maximumColors.map(bitDepth(forColors:)) ?? 8 : 8
+        let bitsPerPixel = palette == nil ? 8 * bytesPerPixel : bitDepth
+        let filtered = palette == nil
+            ? pixels.withUnsafeBufferPointer { filteredRows($0, stride: image.bytesPerRow, width: image.width, height: image.height,
+                                                            bitsPerPixel: bitsPerPixel, interlaced: interlaced) }
+            : indices.withUnsafeBufferPointer { filteredRows($0, stride: image.width, width: image.width, height: image.height,
+                                                             bitsPerPixel: bitsPerPixel, interlaced: interlaced) }
+        let header = bigEndian(UInt32(image.width)) + bigEndian(UInt32(image.height))
+            + [UInt8(bitDepth), colorType, 0, 0, interlaced ? 1 : 0]
+        let rowBytes = (image.width * bitsPerPixel + 7) / 8
         return EncodedImageData(header: header, palette: palette,
                                 data: try zlib(filtered, rowLength: rowBytes + 1, compression: compression))
+    }
+
+    /// `PLTE`'s body and `tRNS`'s for `count` entries of `entries` (4 bytes
+    /// each, red, green, blue, alpha, those below full alpha first). An
+    /// image with alpha lists at least one in `tRNS`, so it decodes with
+    /// alpha as it was.
+    private static func paletteChunks(entries: [UInt8], count: Int, hasAlpha: Bool) -> (colors: [UInt8], alphas: [UInt8]) {
+        var colors: [UInt8] = []
+        colors.reserveCapacity(3 * count)
+        for entry in 0..<count { colors += entries[(4 * entry)..<(4 * entry + 3)] }
+        let translucent = (0..<count).prefix { entries[4 * $0 + 3] != 255 }.count
+        let alphaCount = hasAlpha ? max(translucent, 1) : 0
+        return (colors, (0..<alphaCount).map { entries[4 * $0 + 3] })
+    }
+
+    /// The first frame of `image` (RGB or RGBA) in at most `maximumColors`
+    /// colours, chosen by the GIF encoder's median cut (``Palette``), alpha
+    /// with them when any pixel is not opaque: the palette's chunks, and
+    /// each pixel's entry, one byte a pixel.
+    private static func quantized(_ image: Image, maximumColors: Int) -> (palette: (colors: [UInt8], alphas: [UInt8]), indices: [UInt8]) {
+        let rgba = image.pixelFormat == .rgba8 ? image.firstFrame : image.firstFrame.converted(to: .rgba8)
+        let keepsAlpha = !image.isOpaque
+        let quantizer = Palette(rgba: rgba.pixels, width: rgba.width, height: rgba.height, bytesPerRow: rgba.bytesPerRow,
+                                maximumColors: maximumColors, alpha: keepsAlpha ? .kept : .cutOff)
+        // The entries below full alpha first, as `tRNS` wants them.
+        let colors = quantizer.colors
+        let order = colors.indices.filter { colors[$0].alpha != 255 } + colors.indices.filter { colors[$0].alpha == 255 }
+        var remap = [UInt8](repeating: 0, count: 256)
+        var entries: [UInt8] = []
+        entries.reserveCapacity(4 * order.count)
+        for (position, entry) in order.enumerated() {
+            remap[entry] = UInt8(position)
+            entries += [colors[entry].red, colors[entry].green, colors[entry].blue, colors[entry].alpha]
+        }
+        let (width, height, bytesPerRow) = (rgba.width, rgba.height, rgba.bytesPerRow)
+        let indices = [UInt8](unsafeUninitializedCapacity: width * height) { buffer, initialized in
+            rgba.pixels.withUnsafeBufferPointer { pixels in
+                for row in 0..<height {
+                    var at = row * bytesPerRow
+                    for column in 0..<width {
+                        let (red, green, blue, alpha) = (pixels[at], pixels[at + 1], pixels[at + 2], pixels[at + 3])
+                        let entry = keepsAlpha ? quantizer.index(red, green, blue, alpha) : quantizer.index(red, green, blue)
+                        buffer[row * width + column] = remap[Int(entry)]
+                        at += 4
+                    }
+                }
+            }
+            initialized = width * height
+        }
+        return (paletteChunks(entries: entries, count: order.count, hasAlpha: image.pixelFormat.hasAlpha), indices)
+    }
+
+    /// Adam7's seven passes: the first pixel of each and the steps between its pixels.
+    private static let adam7: [(x: Int, y: Int, dx: Int, dy: Int)] = [
+        (0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2),
+    ]
+
+    /// One pass over an image: its first pixel, its steps, its size, and
+    /// the bytes of one of its rows.
+    private struct Pass {
+        var x: Int, y: Int, dx: Int, dy: Int
+        var width: Int, height: Int, rowBytes: Int
+    }
+
+    /// The filtered rows (`imago_png_filter_rows`) of an image of
+    /// `bitsPerPixel` bits a pixel, its rows `stride` bytes apart in
+    /// `samples`: whole bytes a pixel for 8 bits and more, one byte a
+    /// palette index for fewer, packed here. Interlaced, each of Adam7's
+    /// passes that has pixels, one after the other, each filtered alone.
+    private static func filteredRows(_ samples: UnsafeBufferPointer<UInt8>, stride: Int, width: Int, height: Int,
+                                     bitsPerPixel: Int, interlaced: Bool) -> [UInt8] {
+        let passes = (interlaced ? adam7 : [(0, 0, 1, 1)]).compactMap { pass -> Pass? in
+            let passWidth = width > pass.x ? (width - pass.x + pass.dx - 1) / pass.dx : 0
+            let passHeight = height > pass.y ? (height - pass.y + pass.dy - 1) / pass.dy : 0
+            guard passWidth > 0, passHeight > 0 else { return nil }
+            return Pass(x: pass.x, y: pass.y, dx: pass.dx, dy: pass.dy, width: passWidth, height: passHeight,
+                        rowBytes: (passWidth * bitsPerPixel + 7) / 8)
+        }
+        let filterBytesPerPixel = max(1, bitsPerPixel / 8)
+        let total = passes.reduce(0) { $0 + ($1.rowBytes + 1) * $1.height }
+        // Filtered straight from the rows where they can be (any row padding
+        // skipped), into memory that is written before it is read.
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 5 * ((width * bitsPerPixel + 7) / 8))
+        defer { scratch.deallocate() }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            var output = buffer.baseAddress!
+            for pass in passes {
+                if pass.dx == 1, pass.dy == 1, bitsPerPixel >= 8 {   // the whole image, whole bytes a pixel
+                    imago_png_filter_rows(samples.baseAddress, stride, pass.rowBytes, pass.height, filterBytesPerPixel, output, scratch)
+                } else {
+                    let rows = gathered(samples, stride: stride, bitsPerPixel: bitsPerPixel, pass: pass)
+                    rows.withUnsafeBufferPointer { rows in
+                        imago_png_filter_rows(rows.baseAddress, pass.rowBytes, pass.rowBytes, pass.height, filterBytesPerPixel, output, scratch)
+                    }
+                }
+                output += (pass.rowBytes + 1) * pass.height
+            }
+            count = total
+        }
+    }
+
+    /// One pass's pixels as rows of its `rowBytes`, indices under 8 bits
+    /// packed (the leftmost pixel in the high bits, as PNG packs them).
+    private static func gathered(_ samples: UnsafeBufferPointer<UInt8>, stride: Int, bitsPerPixel: Int, pass: Pass) -> [UInt8] {
+        var rows = [UInt8](repeating: 0, count: pass.rowBytes * pass.height)
+        rows.withUnsafeMutableBufferPointer { rows in
+            let bytesPerPixel = bitsPerPixel / 8, perByte = 8 / bitsPerPixel
+            for row in 0..<pass.height {
+                let source = samples.baseAddress! + (pass.y + row * pass.dy) * stride
+                let destination = rows.baseAddress! + row * pass.rowBytes
+                for column in 0..<pass.width {
+                    let x = pass.x + column * pass.dx
+                    if bytesPerPixel > 0 {
+                        (destination + column * bytesPerPixel).update(from: source + x * bytesPerPixel, count: bytesPerPixel)
+                    } else {
+                        destination[column / perByte] |= source[x] << (8 - bitsPerPixel * (column % perByte + 1))
+                    }
+                }
+            }
+        }
+        return rows
     }
 
     /// Filtered rows of `rowLength` bytes as a zlib stream, compressed as

@@ -19,11 +19,22 @@ public struct WebPAnimationEncoder: AnimationEncoding {
     public var quality: Float
     /// Whether frames are encoded losslessly.
     public var lossless: Bool
+    /// The preset each lossy frame's encoding starts from, as
+    /// ``WebPEncoder/preset``. Default: ``WebPEncoder/Preset/default``.
+    /// imgproxy's `IMGPROXY_WEBP_PRESET`.
+    public var preset: WebPEncoder.Preset
+    /// libwebp's `method` for each frame, 0 (fastest) to 6 (smallest),
+    /// clamped to ``WebPEncoder/effortRange``, as ``WebPEncoder/effort``.
+    /// Default: ``WebPEncoder/defaultEffort``. imgproxy's `IMGPROXY_WEBP_EFFORT`.
+    public var effort: Int
 
     /// Creates an encoder.
-    public init(quality: Float = Float(WebPEncoder.defaultQuality), lossless: Bool = false) {
+    public init(quality: Float = Float(WebPEncoder.defaultQuality), lossless: Bool = false,
+                preset: WebPEncoder.Preset = .default, effort: Int = WebPEncoder.defaultEffort) {
         self.quality = quality
         self.lossless = lossless
+        self.preset = preset
+        self.effort = effort
     }
 
     /// Starts an animation.
@@ -36,8 +47,8 @@ public struct WebPAnimationEncoder: AnimationEncoding {
             throw ImageEncodingError(.unsupportedImage, format: .webp,
                                      message: "\(width)x\(height) is outside WebP's 1 to \(WebPEncoder.maximumDimension) pixels per side")
         }
-        return try Writer(width: width, height: height, loopCount: loopCount,
-                          quality: quality.isNaN ? Float(WebPEncoder.defaultQuality) : min(max(quality, 0), 100), lossless: lossless)
+        return try Writer(width: width, height: height, loopCount: loopCount, quality: WebPEncoder.clampedQuality(quality),
+                          lossless: lossless, preset: preset, effort: effort)
     }
 
     /// One animation in progress: libwebp's encoder and the time so far.
@@ -49,14 +60,15 @@ public struct WebPAnimationEncoder: AnimationEncoding {
         private var timestamp = 0
         private var frameCount = 0
 
-        init(width: Int, height: Int, loopCount: Int, quality: Float, lossless: Bool) throws {
+        init(width: Int, height: Int, loopCount: Int, quality: Float, lossless: Bool, preset: WebPEncoder.Preset, effort: Int) throws {
             var options = WebPAnimEncoderOptions()
-            guard WebPAnimEncoderOptionsInit(&options) != 0, WebPConfigInit(&config) != 0 else { throw Self.failure("cannot set up libwebp") }
+            guard WebPAnimEncoderOptionsInit(&options) != 0, WebPConfigPreset(&config, preset.libwebp, quality) != 0 else {
+                throw Self.failure("cannot set up libwebp")
+            }
             options.anim_params.loop_count = Int32(clamping: max(0, loopCount))
             options.allow_mixed = 0
-            config.quality = quality
             config.lossless = lossless ? 1 : 0
-            config.method = 4
+            config.method = WebPEncoder.clampedEffort(effort)
             guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
                 throw Self.failure("libwebp cannot start a \(width)x\(height) animation")
             }
