@@ -59,14 +59,17 @@ extension ProcessingOptions {
         policy.quality(for: format.imageFormat, requested: quality ?? formatQuality[format])
     }
 
-    /// The encoder for `format` at ``quality(for:policy:)``.
-    public func encoder(for format: OutputFormat, policy: OutputPolicy = OutputPolicy()) -> any ImageEncoding {
-        encoder(for: format, quality: quality(for: format, policy: policy))
+    /// The encoder for `format` at ``quality(for:policy:)``, with the
+    /// server's `settings` (progressive JPEG, interlaced or quantized PNG,
+    /// WebP's preset and effort, AVIF's speed, JPEG XL's effort).
+    public func encoder(for format: OutputFormat, policy: OutputPolicy = OutputPolicy(),
+                        settings: EncoderSettings = EncoderSettings()) -> any ImageEncoding {
+        encoder(for: format, quality: quality(for: format, policy: policy), settings: settings)
     }
 
-    private func encoder(for format: OutputFormat, quality: Int?) -> any ImageEncoding {
+    private func encoder(for format: OutputFormat, quality: Int?, settings: EncoderSettings) -> any ImageEncoding {
         // Every output format is one Imago writes.
-        ImageEncoders.encoder(for: format.imageFormat, quality: quality)!
+        ImageEncoders.encoder(for: format.imageFormat, quality: quality, settings: settings)!
     }
 
     /// `image` encoded as `format` by ``encoder(for:policy:)``; with
@@ -75,9 +78,10 @@ extension ProcessingOptions {
     /// cut to a quarter, a half or three quarters as the result is more
     /// than 3, more than 1.5 or up to 1.5 times too large, and the last try
     /// is at 10 or below, which is returned even when it does not fit.
-    public func encoded(_ image: Image, as format: OutputFormat, policy: OutputPolicy = OutputPolicy()) throws -> Data {
+    public func encoded(_ image: Image, as format: OutputFormat, policy: OutputPolicy = OutputPolicy(),
+                        settings: EncoderSettings = EncoderSettings()) throws -> Data {
         let start = quality(for: format, policy: policy)
-        let data = try encoder(for: format, quality: start).encode(image)
+        let data = try encoder(for: format, quality: start, settings: settings).encode(image)
         guard let maximumBytes, maximumBytes > 0, data.count > maximumBytes, format != .png, format != .gif,
               var current = start ?? ImageEncoders.defaultQuality(for: format.imageFormat) else { return data }
         var best = data
@@ -85,7 +89,7 @@ extension ProcessingOptions {
             let excess = Double(best.count) / Double(maximumBytes)
             let factor = excess > 3 ? 0.25 : excess > 1.5 ? 0.5 : 0.75
             current = max(1, min(current - 1, ResizePlan.scaled(current, factor)))
-            best = try encoder(for: format, quality: current).encode(image)
+            best = try encoder(for: format, quality: current, settings: settings).encode(image)
         }
         return best
     }

@@ -3,6 +3,7 @@ import Foundation
 import Imago
 import ImagoSVG
 import ImagoAsyncHTTPClient
+import ImagoCodecs
 import Logging
 
 /// How an ``ImageServer`` checks, loads, limits and answers.
@@ -120,6 +121,10 @@ public struct ImageServerConfiguration: Sendable {
     /// `_ENFORCE_THUMBNAIL`). Security options set here are the server's
     /// own, not checked against ``allowsSecurityOptions``. Default: `ProcessingOptions()`.
     public var defaultOptions: ProcessingOptions
+    /// How the encoders write: progressive JPEG, interlaced or quantized
+    /// PNG, WebP's preset and effort, AVIF's speed, JPEG XL's effort
+    /// (imgproxy's compression variables). Default: each encoder's own.
+    public var encoderSettings: EncoderSettings
     /// Whether processed answers carry `X-Origin-Width`, `X-Origin-Height`,
     /// `X-Origin-Content-Length`, `X-Result-Width` and `X-Result-Height`
     /// (imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS`). Default: `false`.
@@ -243,6 +248,7 @@ public struct ImageServerConfiguration: Sendable {
         self.presets = .none
         self.defaultOptions = ProcessingOptions()
         self.sendsDebugHeaders = false
+        self.encoderSettings = EncoderSettings()
         self.sendsCanonicalLink = false
         self.skipProcessingFormats = []
         self.alwaysRasterizesSVG = false

@@ -44,7 +44,8 @@ extension ImageServerEngine {
         guard let format = input.key.animatedFormat ?? policy.animatedFormat(forSource: sourceFormat).flatMap(ProcessingOptions.OutputFormat.init),
               policy.animatedFormats.contains(format.imageFormat),
               // An animatable format always has an animation encoder.
-              let encoder = ImageEncoders.animationEncoder(for: format.imageFormat, quality: input.options.quality(for: format, policy: policy))
+              let encoder = ImageEncoders.animationEncoder(for: format.imageFormat, quality: input.options.quality(for: format, policy: policy),
+                                                           settings: configuration.encoderSettings)
         else { return nil }
         return try await memory.withReservation(of: renderCost(of: input.bytes.data, header: header, options: input.options)) {
             try await animated(input, header: header, format: format, encoder: encoder)

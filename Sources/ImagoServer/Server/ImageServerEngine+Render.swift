@@ -109,7 +109,7 @@ extension ImageServerEngine {
         if storing, key.source != FallbackImage.source, let store = configuration.resultStore {
             let result = StoredResult(data: rendered.data, contentType: rendered.mimeType, etag: rendered.etag, storedAt: Date(),
                                       sourceCacheHeaders: rendered.sourceCacheHeaders)
-            let name = key.storeKey
+            let name = key.storeKey(settings: configuration.encoderSettings)
             let (logger, metrics, timeout) = (configuration.logger, metrics, configuration.resultStoreTimeout)
             let trace = ServiceContext.current ?? .topLevel
             // Written after the answer: a slow or broken store never holds a
@@ -136,7 +136,7 @@ extension ImageServerEngine {
     /// fails is a miss (a warning and a metric).
     func storedResult(for key: RenderIdentity) async -> RenderedImage? {
         guard let store = configuration.resultStore else { return nil }
-        let (name, timeout) = (key.storeKey, configuration.resultStoreTimeout)
+        let (name, timeout) = (key.storeKey(settings: configuration.encoderSettings), configuration.resultStoreTimeout)
         return await withSpan(SpanName.storeLookup) { span in
             let (found, outcome): (RenderedImage?, String)
             do {

@@ -28,7 +28,7 @@ extension ImageServerEngine {
                                            maximumPixelCount: SourceLimits(configuration, options: options).decodedPixels(frames: 1),
                                            usesEmbeddedThumbnail: options.enforcesThumbnail, job: input.job)
             }
-            let (maximumSide, policy) = (configuration.maximumOutputSide, configuration.outputPolicy)
+            let (maximumSide, policy, settings) = (configuration.maximumOutputSide, configuration.outputPolicy, configuration.encoderSettings)
             let (watermark, watermarkOpacity) = (configuration.watermark, configuration.watermarkOpacity)
             let (exifLimit, logger) = (configuration.maximumKeptExifBytes, configuration.logger)
             let started = DispatchTime.now().uptimeNanoseconds
@@ -46,7 +46,7 @@ extension ImageServerEngine {
                 try WorkDeadline.checkCurrent()
                 return try withSpan(SpanName.encode, context: trace) { span in
                     span.attributes["imago.format"] = format.rawValue
-                    let encoded = try options.encoded(image, as: format, policy: policy)
+                    let encoded = try options.encoded(image, as: format, policy: policy, settings: settings)
                     return (Self.withMetadata(encoded, format: format, exif: loaded.image.metadata?.exif, options: options,
                                               limit: exifLimit, logger: logger), format)
                 }

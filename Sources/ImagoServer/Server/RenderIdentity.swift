@@ -1,6 +1,7 @@
 #if Server
 import Foundation
 import Imago
+import ImagoCodecs
 import ImagoSVG
 
 /// What identifies one rendered output: the source and the options, with
@@ -32,10 +33,15 @@ struct RenderIdentity: Hashable, Sendable {
     /// canonical encoding (``ProcessingOptions/canonicalFields``), so two
     /// renders share a stored object only when every field that shapes the
     /// output is equal.
-    var storeKey: String {
+    ///
+    /// Encoder settings other than the defaults (`settings`) are part of it
+    /// too, so a server whose compression settings changed does not answer
+    /// with renders written the old way.
+    func storeKey(settings: EncoderSettings = EncoderSettings()) -> String {
         var lines = ["imago-render v\(Self.storeKeyVersion)", "source=" + source.absoluteString,
                      "requestedFormat=" + (requestedFormat?.rawValue ?? "-"), "animatedFormat=" + (animatedFormat?.rawValue ?? "-")]
         lines += options.canonicalFields.map { "\($0.name)=\($0.value)" }
+        if settings != EncoderSettings() { lines.append("encoder=\(settings)") }
         return lines.joined(separator: "\n")
     }
 }

@@ -253,6 +253,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Listener and answer headers")
     var http: ServeHTTPOptions
 
+    @OptionGroup(title: "Compression")
+    var compression: ServeCompressionOptions
+
     @Option(help: "The image answered, processed as asked, when a source cannot be loaded: from this file (IMGPROXY_FALLBACK_IMAGE_PATH).")
     var fallbackImagePath: String?
 
@@ -510,7 +513,7 @@ struct Serve: AsyncParsableCommand {
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
-        ] + imageDefaults.configurationLines + http.configurationLines
+        ] + imageDefaults.configurationLines + http.configurationLines + compression.configurationLines
         return pairs.map { "\($0.0) = \($0.1)" }
     }
 
@@ -624,6 +627,7 @@ struct Serve: AsyncParsableCommand {
         configuration.fallbackImage = try await fallbackImage()
         imageDefaults.apply(to: &configuration)
         http.apply(to: &configuration)
+        configuration.encoderSettings = compression.settings
         configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {
             let directory = cacheDir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? DataCache.defaultDirectory
