@@ -73,6 +73,31 @@ import Testing
         }
     }
 
+    /// A local file's own validators reach the answer, and a client that
+    /// holds them gets a 304 with no render; a changed file a new render.
+    @Test func aLocalFileIsRevalidatedByItsOwnValidators() async throws {
+        let tree = try Tree()
+        let file = tree.root.appendingPathComponent("a.png").path
+        try await Fixture.withServer(Fixture.configuration { $0.sourcePolicy.localRoot = tree.root }) { client, server in
+            let first = try await get(client, "w:40", "local:///a.png")
+            let etag = try #require(first.header("ETag"))
+            let lastModified = try #require(first.header("Last-Modified"))
+            #expect(!etag.contains("sha256-"), "the file's own tag, not a hash of the answer")
+            let byTag = try await client.execute(uri: "/img/insecure/w:41/plain/local:%2F%2F%2Fa.png", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(byTag.status == .notModified)
+            let byDate = try await client.execute(uri: "/img/insecure/w:42/plain/local:%2F%2F%2Fa.png", method: .get,
+                                                  headers: [.ifModifiedSince: lastModified])
+            #expect(byDate.status == .notModified)
+            #expect(server.decodeCount == 1, "no render for a 304")
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)],
+                                                  ofItemAtPath: file)
+            let changed = try await client.execute(uri: "/img/insecure/w:43/plain/local:%2F%2F%2Fa.png", method: .get, headers: [.ifNoneMatch: etag])
+            #expect(changed.status == .ok)
+            #expect(changed.header("ETag") != etag)
+        }
+        withExtendedLifetime(tree) {}
+    }
+
     @Test func withoutALocalRootLocalSourcesAreRefused() async throws {
         let tree = try Tree()
         _ = tree

@@ -40,8 +40,51 @@ extension FileDataLoader {
         #expect(data == body)
         #expect(response.expectedContentLength == 10_000)
         #expect(response.mimeType == nil)
-        #expect(!(response is HTTPURLResponse))
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(http.value(forHTTPHeaderField: "Content-Length") == "10000")
+        #expect(http.value(forHTTPHeaderField: "Accept-Ranges") == "bytes")
         #expect(reports.values.map(\.completed) == [4096, 8192, 10_000])
+    }
+
+    /// As a static file server: an `ETag` that changes when the file does,
+    /// and its modification time as `Last-Modified`.
+    @Test func aFileHasValidatorsThatChangeWithIt() async throws {
+        let url = try write(Data(repeating: 1, count: 100), named: "tagged.bin")
+        func validators() async throws -> (etag: String?, lastModified: String?) {
+            let http = try await FileDataLoader().data(for: URLRequest(url: url)).1 as? HTTPURLResponse
+            return (http?.value(forHTTPHeaderField: "ETag"), http?.value(forHTTPHeaderField: "Last-Modified"))
+        }
+        let first = try await validators()
+        #expect(first.etag?.range(of: #"^"[A-Za-z0-9_-]{43}"$"#, options: .regularExpression) != nil, "\(first.etag ?? "none")")
+        #expect(try await validators().etag == first.etag, "the same file, the same tag")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_445_412_480)], ofItemAtPath: url.path)
+        let touched = try await validators()
+        #expect(touched.lastModified == "Wed, 21 Oct 2015 07:28:00 GMT")
+        #expect(touched.etag != first.etag)
+    }
+
+    /// One `Range` is read alone (206, `Content-Range`); several, other
+    /// units or one outside the file get the whole file.
+    @Test(arguments: [("bytes=10-19", 10..<20), ("bytes=95-", 95..<100), ("bytes=-5", 95..<100), ("bytes=90-500", 90..<100),
+                      ("bytes=0-0", 0..<1), ("bytes=100-", 0..<100), ("bytes=5-1", 0..<100), ("bytes=0-1,4-5", 0..<100),
+                      ("items=0-1", 0..<100), ("bytes=-0", 0..<100), ("bytes=x-y", 0..<100)])
+    func aRangeIsReadAlone(header: String, expected: Range<Int>) async throws {
+        let body = Data((0..<100).map { UInt8($0) })
+        let url = try write(body, named: "ranged-\(UUID().uuidString.prefix(6)).bin")
+        var request = URLRequest(url: url)
+        request.setValue(header, forHTTPHeaderField: "Range")
+        let (data, response) = try await FileDataLoader(chunkSize: 7).data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(data == body[expected])
+        #expect(http.value(forHTTPHeaderField: "Content-Length") == String(expected.count))
+        if expected.count < 100 {
+            #expect(http.statusCode == 206)
+            #expect(http.value(forHTTPHeaderField: "Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/100")
+        } else {
+            #expect(http.statusCode == 200)
+            #expect(http.value(forHTTPHeaderField: "Content-Range") == nil)
+        }
     }
 
     @Test func emptyFileLoadsAsEmptyData() async throws {

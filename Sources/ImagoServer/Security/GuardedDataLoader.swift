@@ -74,7 +74,7 @@ package struct GuardedDataLoader: DataLoading {
                 do throws(ImageServerError) { return .success(try policy.openLocalFile(for: url)) } catch { return .failure(error) }
             }.get()
             do {
-                return try await files.load(descriptor: descriptor, for: url)
+                return try await files.load(descriptor: descriptor, for: url, request: request)
             } catch let error as DataLoadingError where error.code == .fileUnreadable {
                 throw ImageServerError(.forbiddenSource, "local:\(url.path.prefix(200)) is not served: \(error.message)")
             }

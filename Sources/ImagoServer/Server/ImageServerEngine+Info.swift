@@ -27,8 +27,8 @@ extension ImageServerEngine {
     /// As imgproxy's stream handler: the client's `If-None-Match`,
     /// `If-Modified-Since`, `Range` and `Accept-Encoding` go to the source
     /// (nothing else of the client's), and the source's `ETag`,
-    /// `Last-Modified`, `Accept-Ranges`, `Content-Range` and status (a 206
-    /// or a 304) come back, with its `Content-Length` when its body is not
+    /// `Last-Modified` (each unless switched off), `Accept-Ranges`,
+    /// `Content-Range` and status (a 206 or a 304) come back, with its `Content-Length` when its body is not
     /// compressed (the loader decompresses a compressed one, so neither its
     /// length nor its `Content-Encoding` would be true).
     func streamed(_ source: URL, request: RequestHeaders, disposition: ContentDisposition,
@@ -48,7 +48,9 @@ extension ImageServerEngine {
                 throw ImageServerError(.sourceFailed, "the source sent no response")
             }
             let http = response as? HTTPURLResponse
-            let passed = Self.streamedResponseHeaders.compactMap { name in
+            // The validators only when the server sends them (`--etag`, `--last-modified`), as imgproxy 3 did.
+            let switchedOff = (configuration.caching.sendsETag ? [] : ["ETag"]) + (configuration.caching.sendsLastModified ? [] : ["Last-Modified"])
+            let passed = Self.streamedResponseHeaders.filter { !switchedOff.contains($0) }.compactMap { name in
                 http?.value(forHTTPHeaderField: name).map { (name: name, value: $0) }
             }
             let cacheControl = ("Cache-Control", configuration.caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires,
