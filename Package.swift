@@ -283,6 +283,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "S3Peer",
+            dependencies: [
+                "ChildProcesses", "LoopbackServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Support/S3Peer",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HostileInputs",
             dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"],
             path: "Tests/Support/HostileInputs",
@@ -302,6 +312,7 @@ let package = Package(
                 .target(name: "SharedState", condition: serverTestsOnly),
                 .target(name: "ChildProcesses", condition: serverTestsOnly),
                 .target(name: "HostileInputs", condition: serverTestsOnly),
+                .target(name: "S3Peer", condition: serverTestsOnly),
                 .product(name: "Hummingbird", package: "hummingbird", condition: serverTestsOnly),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: serverTestsOnly),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: serverTestsOnly),

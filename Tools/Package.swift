@@ -83,6 +83,13 @@ let package = Package(
             dependencies: ["LoopbackServer", "SharedState", imago],
             swiftSettings: swiftSettings
         ),
+        // moto's S3-compatible server, started for tests.
+        .target(
+            name: "S3Peer",
+            dependencies: ["ChildProcesses", "LoopbackServer", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         // Drawing images in a terminal with 24-bit colour half blocks.
         .target(name: "TerminalRendering", dependencies: [imago], swiftSettings: swiftSettings),
         // The album-list demo's models: app code written against Imago's protocols.
@@ -123,7 +130,7 @@ let package = Package(
         // imgproxy's own tests, ported as tables (Cases/*.json), run against `imago serve`.
         .testTarget(
             name: "ImgproxyParityTests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "FaultInjection", "ChildProcesses", "ServeProcess", imago, codecs, testing, server,
+            dependencies: ["ImagoCLI", "LoopbackServer", "FaultInjection", "S3Peer", "ChildProcesses", "ServeProcess", imago, codecs, testing, server,
                            .product(name: "AsyncHTTPClient", package: "async-http-client")],
             exclude: ["Cases"],
             swiftSettings: swiftSettings

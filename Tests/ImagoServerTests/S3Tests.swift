@@ -9,6 +9,7 @@ import ImagoCodecs
 import ImagoServer
 import LoopbackServer
 import NIOCore
+import S3Peer
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -71,49 +72,8 @@ import FoundationNetworking
     // MARK: A real S3-compatible server
 
     /// moto's server on a free loopback port, stopped with the returned object.
-    final class Moto {
-        let process = Process()
-        let port: Int
-        var endpoint: URL { URL(string: "http://127.0.0.1:\(port)")! }
-
-        init() async throws {
-            let path = ProcessInfo.processInfo.environment["MOTO_SERVER"]
-                ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/python/bin/moto_server").path
-            guard FileManager.default.isExecutableFile(atPath: path) else {
-                throw MotoMissing(path: path)
-            }
-            // A free port: bind one, note it, let it go.
-            let probe = try await LoopbackServer.start(routes: [:])
-            port = probe.port
-            try await probe.stop()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.startTiedToThisProcess()
-            for _ in 0..<300 {
-                let probe = HTTPClientRequest(url: endpoint.appendingPathComponent("moto-api/").absoluteString)
-                if let response = try? await HTTPClient.shared.execute(probe, timeout: .seconds(2)), response.status == .ok {
-                    _ = try? await response.body.collect(upTo: 1 << 20)
-                    return
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            process.terminate()
-            throw MotoMissing(path: "\(path) did not start on port \(port)")
-        }
-
-        deinit {
-            // SIGKILL: moto's server does not always stop on SIGTERM.
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-    }
-
-    struct MotoMissing: Error, CustomStringConvertible {
-        let path: String
-        var description: String { "moto_server is missing or did not start (\(path)); scripts/test installs it with scripts/install-python-tools" }
-    }
+    /// moto, shared with the tools' tests.
+    typealias Moto = MotoServer
 
     static let credentials = AWSSignatureV4.Credentials(accessKeyID: "testing", secretAccessKey: "testing")
 

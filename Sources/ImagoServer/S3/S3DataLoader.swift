@@ -103,7 +103,8 @@ public struct S3DataLoader: DataLoading {
         return segments
     }
 
-    /// Loads the object.
+    /// Loads the object; the request's `Range`, `If-None-Match` and
+    /// `If-Modified-Since` are sent with it.
     ///
     /// - Throws: ``ImageServerError`` (`sourceAccessDenied` for a 403), or the transport's errors.
     public func load(_ request: URLRequest) async throws -> DataLoadingResponse {
@@ -111,6 +112,10 @@ public struct S3DataLoader: DataLoading {
         let url = try objectURL(for: source)
         var outgoing = URLRequest(url: url)
         outgoing.timeoutInterval = request.timeoutInterval
+        // A range and conditions go on to S3 (unsigned: SigV4 signs the host and the x-amz headers).
+        for name in ["Range", "If-None-Match", "If-Modified-Since"] {
+            if let value = request.value(forHTTPHeaderField: name) { outgoing.setValue(value, forHTTPHeaderField: name) }
+        }
         if let credentials = configuration.credentials {
             let signer = AWSSignatureV4(credentials: credentials, region: configuration.region, service: "s3")
             let headers = signer.signedHeaders(method: "GET", url: url, headers: [:], payloadHash: AWSSignatureV4.emptyPayloadHash, date: now())

@@ -55,7 +55,13 @@ extension ImageServerEngine {
             }
             let cacheControl = ("Cache-Control", configuration.caching.cacheControl(timeToLive: configuration.timeToLive, expires: expires,
                                                                                     source: SourceCacheHeaders(response)))
-            if http?.statusCode == 304 {
+            // A local file has no server to answer 304: its validators are compared here.
+            let unchangedFile = source.scheme?.lowercased() == "local" && http.map { response in
+                let validators = SourceCacheHeaders(response)
+                return configuration.caching.isNotModified(ifNoneMatch: request["if-none-match"], ifModifiedSince: request["if-modified-since"],
+                                                           etag: validators.etag, lastModified: validators.lastModified)
+            } == true
+            if http?.statusCode == 304 || unchangedFile {
                 return ImageServerReply(status: 304, headers: [cacheControl] + passed + canonicalLink(source), body: Data(), outcome: "not_modified")
             }
             let checked = try CheckedResponse(response, for: source, accepting: .anything)

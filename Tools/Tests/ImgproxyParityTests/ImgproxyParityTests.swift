@@ -5,6 +5,7 @@ import Imago
 import ImagoCodecs
 import ImagoServer
 import LoopbackServer
+import S3Peer
 import NIOCore
 import NIOHTTP1
 import ServeProcess
@@ -35,6 +36,8 @@ import Testing
         let origin = try await LoopbackServer.start(handler: { request in
             fixtures[String(request.path.dropFirst())].map { ServedResponse.ok($0, contentType: nil) }
         })
+        // moto stands in for S3 when a case uses it: bucket test-bucket holds test1.png.
+        let moto = try await Self.s3Peer(for: cases.filter(\.runs), fixtures: fixtures)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         var results: [(ParityCase, String?)] = []   // nil: passed
         // One server per environment, the cases in their files' order.
@@ -45,7 +48,11 @@ import Testing
         let groups = Dictionary(grouping: runnable) { $0.serverEnvironment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n") }
         for key in groups.keys.sorted() {
             let group = groups[key]!
-            let environment = group[0].serverEnvironment.mapValues { Self.expand($0, origin: origin, root: root) }
+            var environment = group[0].serverEnvironment.mapValues { Self.expand($0, origin: origin, root: root) }
+            if let moto, Self.usesS3(environment) {
+                environment.merge(["IMGPROXY_S3_ENDPOINT": moto.endpoint.absoluteString, "AWS_ACCESS_KEY_ID": "testing",
+                                   "AWS_SECRET_ACCESS_KEY": "testing"]) { given, _ in given }
+            }
             let server: ServeProcess
             do {
                 server = try await Self.serve(environment, root: root)
@@ -106,6 +113,21 @@ import Testing
     }
 
     /// `imago serve` with the case's variables and the runner's own, and
+    /// Whether `environment` turns imgproxy's S3 sources on.
+    static func usesS3(_ environment: [String: String]) -> Bool {
+        ["1", "t", "true", "yes", "on"].contains(environment["IMGPROXY_USE_S3"]?.lowercased() ?? "")
+    }
+
+    /// moto, started when a case turns S3 on, with bucket `test-bucket`
+    /// holding `test1.png` (imgproxy's storage tests' object); else `nil`.
+    static func s3Peer(for cases: [ParityCase], fixtures: [String: Data]) async throws -> MotoServer? {
+        guard cases.contains(where: { usesS3($0.serverEnvironment) }) else { return nil }
+        let moto = try await MotoServer()
+        #expect(try await moto.put("/test-bucket") == 200)
+        #expect(try await moto.put("/test-bucket/test1.png", fixtures["test1.png"]!, contentType: "image/png") == 200)
+        return moto
+    }
+
     /// nothing from this process's environment but the system's.
     static func serve(_ environment: [String: String], root: URL) async throws -> ServeProcess {
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("IMGPROXY_") && !$0.key.hasPrefix("IMAGO_") }
