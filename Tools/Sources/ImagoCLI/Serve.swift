@@ -256,6 +256,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Compression")
     var compression: ServeCompressionOptions
 
+    @OptionGroup(title: "Metrics")
+    var metrics: ServeMetricsOptions
+
     @Option(help: "The image answered, processed as asked, when a source cannot be loaded: from this file (IMGPROXY_FALLBACK_IMAGE_PATH).")
     var fallbackImagePath: String?
 
@@ -401,6 +404,7 @@ struct Serve: AsyncParsableCommand {
         if !allowSecurityOptions, let name = parsedPresets.namesSettingSecurityOptions.first {
             throw ValidationError("--preset \(name) sets a security option (max_result_dimension, max_src_resolution...); add --allow-security-options.")
         }
+        try metrics.checkApart(from: http.address(host: host, port: port))
         let keys = try signingKeys()
         if unsigned && !keys.isEmpty { throw ValidationError("--unsigned and a signing key exclude each other.") }
         if !unsigned && keys.isEmpty {
@@ -513,7 +517,7 @@ struct Serve: AsyncParsableCommand {
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
-        ] + imageDefaults.configurationLines + http.configurationLines + compression.configurationLines
+        ] + imageDefaults.configurationLines + http.configurationLines + compression.configurationLines + metrics.configurationLines
         return pairs.map { "\($0.0) = \($0.1)" }
     }
 
@@ -539,8 +543,8 @@ struct Serve: AsyncParsableCommand {
             handler.metadataProvider = provider
             return handler
         }, metadataProvider: ServeTracing.logMetadata)
-        let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let metricsSystem = try metrics.bootstrap()
+        let registry = metricsSystem.registry
         var logger = Logger(label: "imago")
         logger.logLevel = level
         for variable in ServeEnvironment.arguments([], environment: ProcessInfo.processInfo.environment).ignored {
@@ -656,15 +660,7 @@ struct Serve: AsyncParsableCommand {
                 ? Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "draining")))
                 : Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok")))
         }
-        router.get("/metrics") { _, _ in
-            var bytes: [UInt8] = []
-            registry.emit(into: &bytes)
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
-            )
-        }
+        router.get("/metrics") { _, _ in ServeMetrics.response(registry) }
         if !headRenders.isOn {
             // imgproxy answers HEAD of any path 200, without a check or a render.
             routes.head("**") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"]) }
@@ -705,9 +701,10 @@ struct Serve: AsyncParsableCommand {
             logger: logger
         )
         // Shut down in reverse order: the drain first, then the HTTP server,
-        // then the span exporter (which sends the last spans).
+        // then the span exporter (which sends the last spans), then the
+        // metrics listener and the DogStatsD flusher (the last metrics).
         let drain = DrainService(readiness: readiness, delay: .milliseconds(Int(drainDelay * 1000)))
-        let services: [any Service] = (tracing.map { [$0] } ?? []) + [app, drain]
+        let services: [any Service] = metricsSystem.services(logger: logger) + (tracing.map { [$0] } ?? []) + [app, drain]
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int((drainDelay + drainTimeout) * 1000))
         do {

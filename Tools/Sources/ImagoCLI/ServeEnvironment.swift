@@ -46,6 +46,8 @@ enum ServeEnvironment {
         "fallback-image-path": .option, "fallback-image-url": .option, "fallback-image-data": .option, "fallback-image-status": .option, "fallback-image-ttl": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
         "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
+        // Metrics (ServeMetricsOptions).
+        "dogstatsd": .option, "dogstatsd-tag": .repeated, "prometheus-bind": .option, "prometheus-namespace": .option,
     ]
 
     /// imgproxy's variables and the flag each sets; `IMGPROXY_BIND`,
@@ -87,6 +89,8 @@ enum ServeEnvironment {
         "IMGPROXY_FALLBACK_IMAGE_TTL": "fallback-image-ttl",
         "IMGPROXY_MAX_ANIMATION_FRAMES": "max-animation-frames", "IMGPROXY_LOG_LEVEL": "log-level",
         "IMGPROXY_OPEN_TELEMETRY_ENABLE": "otlp",
+        // Metrics (ServeMetricsOptions); IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS is read apart.
+        "IMGPROXY_PROMETHEUS_BIND": "prometheus-bind", "IMGPROXY_PROMETHEUS_NAMESPACE": "prometheus-namespace",
     ]
 
     /// imgproxy variables read apart from ``imgproxy``.
@@ -95,6 +99,8 @@ enum ServeEnvironment {
         "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES",
         "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
         "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME",
+        // Metrics: --dogstatsd and --dogstatsd-tag from DD_* (below).
+        "IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS",
     ]
 
     /// `arguments` (after `serve`) with the environment's flags before them.
@@ -170,6 +176,17 @@ enum ServeEnvironment {
         }
         let standardProtocol = ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"].contains { !(environment[$0] ?? "").isEmpty }
         if imgproxyTraces, !standardProtocol { set("otlp-protocol", legacyProtocol ?? "grpc") }
+
+        // imgproxy's DogStatsD metrics: the agent at DD_AGENT_HOST (default
+        // localhost) and DD_DOGSTATSD_PORT (default 8125), and DD_SERVICE,
+        // DD_ENV and DD_VERSION as tags when set.
+        if environment["IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS"].map(isTrue) ?? false {
+            func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+            let host = value("DD_AGENT_HOST") ?? "localhost"
+            set("dogstatsd", (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + ":" + (value("DD_DOGSTATSD_PORT") ?? "8125"))
+            let tags = [("service", "DD_SERVICE"), ("env", "DD_ENV"), ("version", "DD_VERSION")].compactMap { tag, name in value(name).map { tag + ":" + $0 } }
+            if !tags.isEmpty { set("dogstatsd-tag", tags.joined(separator: ",")) }
+        }
 
         var prefix: [String] = []
         for name in chosen.keys.sorted() {

@@ -268,14 +268,15 @@ import FoundationNetworking
     }
 
     /// Runs `imago serve ARGUMENTS` that is expected to stop by itself (a
-    /// usage error, a port in use), without IMAGO_KEY or IMAGO_SALT.
-    static func serveToExit(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
+    /// usage error, a port in use), without IMAGO_KEY or IMAGO_SALT, with `environment` added.
+    static func serveToExit(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = CLITests.binary
         process.arguments = ["serve"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["IMAGO_KEY"] = nil
         environment["IMAGO_SALT"] = nil
+        environment.merge(extra) { $1 }
         process.environment = environment
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
