@@ -82,6 +82,35 @@ import Testing
         #expect(throws: Never.self) { try SourcePolicy(allowsPrivateNetworks: true).check(URL(string: "http://127.0.0.1:9/a.png")!) }
     }
 
+    /// imgproxy's three switches, each alone: an allowed kind passes, every
+    /// other non-public kind stays refused, literal or resolved; a
+    /// `localhost` name is loopback.
+    @Test func eachKindOfNonPublicAddressIsAllowedOnItsOwn() throws {
+        let samples: [(SourcePolicy.NonPublicAddresses, [String])] = [
+            (.loopback, ["127.0.0.1", "::1", "::ffff:127.0.0.1"]),
+            (.privateNetworks, ["10.0.0.1", "192.168.1.1", "fd00::1"]),
+            (.linkLocal, ["169.254.169.254", "fe80::1"]),
+            (.other, ["100.64.0.1", "224.0.0.1", "0.0.0.0"]),
+        ]
+        for (allowed, _) in samples {
+            var policy = SourcePolicy()
+            policy.allowedAddresses = allowed
+            for (kind, addresses) in samples {
+                for text in addresses {
+                    let address = try #require(IPAddress(text))
+                    let refused = (try? policy.check(address, resolvedFrom: "images.example")) == nil
+                    #expect(refused == (kind != allowed), "\(text) with \(allowed.rawValue)")
+                    let literal = URL(string: address.isIPv4 ? "http://\(text)/a.png" : "http://[\(text)]/a.png")!
+                    #expect(((try? policy.check(literal)) == nil) == (kind != allowed), "\(literal)")
+                }
+            }
+            #expect(((try? policy.check(URL(string: "http://localhost/a.png")!)) == nil) == (allowed != .loopback))
+        }
+        var all = SourcePolicy()
+        all.allowsPrivateNetworks = true
+        #expect(all.allowedAddresses == .all)
+    }
+
     @Test func allowedHostsLimitTheSources() {
         let policy = SourcePolicy(allowedHosts: ["images.example", "*.cdn.example"])
         for allowed in ["https://images.example/a.png", "https://IMAGES.example/a.png", "https://eu.cdn.example/a.png", "https://a.b.cdn.example/a.png"] {

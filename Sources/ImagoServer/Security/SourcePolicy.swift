@@ -14,8 +14,42 @@ import Foundation
 public struct SourcePolicy: Sendable, Hashable {
     /// The hosts sources may come from; empty allows any host.
     public var allowedHosts: [HostPattern]
-    /// Whether non-public addresses are allowed.
-    public var allowsPrivateNetworks: Bool
+    /// The kinds of non-public address sources may have (imgproxy's
+    /// `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES`, `_PRIVATE_` and
+    /// `_LINK_LOCAL_`). Default: none.
+    public var allowedAddresses: NonPublicAddresses
+    /// Whether every non-public address is allowed (``allowedAddresses``
+    /// is ``NonPublicAddresses/all``): for tests and local origins.
+    public var allowsPrivateNetworks: Bool {
+        get { allowedAddresses == .all }
+        set { allowedAddresses = newValue ? .all : [] }
+    }
+
+    /// Kinds of non-public address, as imgproxy tells them apart.
+    public struct NonPublicAddresses: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// 127.0.0.0/8 and ::1 (and `localhost` names).
+        public static let loopback = NonPublicAddresses(rawValue: 1 << 0)
+        /// 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7 and fec0::/10.
+        public static let privateNetworks = NonPublicAddresses(rawValue: 1 << 1)
+        /// 169.254.0.0/16 (cloud metadata services live there) and fe80::/10.
+        public static let linkLocal = NonPublicAddresses(rawValue: 1 << 2)
+        /// Unspecified, shared (CGNAT), multicast and reserved addresses.
+        public static let other = NonPublicAddresses(rawValue: 1 << 3)
+        /// Every non-public address.
+        public static let all: NonPublicAddresses = [.loopback, .privateNetworks, .linkLocal, .other]
+
+        /// The kind of a range ``IPAddress/nonPublicRange`` names.
+        init(range: String) {
+            switch range {
+            case "loopback": self = .loopback
+            case "private": self = .privateNetworks
+            case "link-local": self = .linkLocal
+            default: self = .other
+            }
+        }
+    }
     /// The folder `local:///PATH` sources are read from; `nil` (the
     /// default) refuses them. See ``openLocalFile(for:)``.
     public var localRoot: URL?
@@ -26,7 +60,7 @@ public struct SourcePolicy: Sendable, Hashable {
     /// Creates a policy. By default: any public host, no local files.
     public init(allowedHosts: [HostPattern] = [], allowsPrivateNetworks: Bool = false, localRoot: URL? = nil) {
         self.allowedHosts = allowedHosts
-        self.allowsPrivateNetworks = allowsPrivateNetworks
+        self.allowedAddresses = allowsPrivateNetworks ? .all : []
         self.localRoot = localRoot
     }
 
@@ -65,7 +99,7 @@ public struct SourcePolicy: Sendable, Hashable {
         guard !allowsPrivateNetworks else { return }
         if let address = IPAddress(host) {
             try check(address, resolvedFrom: host)
-        } else {
+        } else if !allowedAddresses.contains(.loopback) {
             let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
             if name == "localhost" || name.hasSuffix(".localhost") {
                 throw ImageServerError(.forbiddenSource, "the host \(host) is a loopback name")
@@ -76,9 +110,9 @@ public struct SourcePolicy: Sendable, Hashable {
     /// Checks one address that `host` resolved to (or is).
     ///
     /// - Throws: ``ImageServerError/Code/forbiddenSource`` when the address
-    ///   is in a non-public range and private networks are not allowed.
+    ///   is in a non-public range of a kind that is not allowed.
     public func check(_ address: IPAddress, resolvedFrom host: String) throws(ImageServerError) {
-        guard !allowsPrivateNetworks, let range = address.nonPublicRange else { return }
+        guard let range = address.nonPublicRange, !allowedAddresses.contains(NonPublicAddresses(range: range)) else { return }
         let via = host == address.description || host == "[\(address)]" ? "" : " (\(host))"
         throw ImageServerError(.forbiddenSource, "the source address \(address)\(via) is \(range), which is not allowed")
     }

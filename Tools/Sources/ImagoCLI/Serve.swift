@@ -109,6 +109,15 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Allow sources on loopback, private, link-local and other non-public addresses.")
     var allowPrivateNetworks = false
 
+    @Flag(help: "Allow sources on loopback addresses and localhost names (IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES).")
+    var allowLoopbackSources = false
+
+    @Flag(help: "Allow sources on private addresses: 10/8, 172.16/12, 192.168/16, fc00::/7 (IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES).")
+    var allowPrivateSources = false
+
+    @Flag(help: "Allow sources on link-local addresses, 169.254/16 (cloud metadata) and fe80::/10 (IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES).")
+    var allowLinkLocalSources = false
+
     @Option(help: "Serve local:///PATH sources from this folder (IMGPROXY_LOCAL_FILESYSTEM_ROOT); a path that leads out of it is refused.")
     var localRoot: String?
 
@@ -493,7 +502,9 @@ struct Serve: AsyncParsableCommand {
             ("server-name", serverName), ("enable-client-hints", "\(enableClientHints)"),
             ("skip-processing-formats", skipProcessingFormats ?? "(none)"), ("always-rasterize-svg", "\(alwaysRasterizeSvg)"), ("base-url", baseUrl ?? "(none)"), ("url-replacements", urlReplacements ?? "(none)"),
             ("base64-url-includes-filename", "\(base64UrlIncludesFilename)"), ("arguments-separator", argumentsSeparator), ("head-renders", "\(headRenders.isOn)"), ("signature-size", "\(signatureSize)"),
-            ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"), ("local-root", localRoot ?? "(none)"),
+            ("allow-host", list(allowedHosts)), ("allow-private-networks", "\(allowPrivateNetworks)"),
+            ("allow-loopback-sources", "\(allowLoopbackSources)"), ("allow-private-sources", "\(allowPrivateSources)"),
+            ("allow-link-local-sources", "\(allowLinkLocalSources)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
@@ -565,6 +576,9 @@ struct Serve: AsyncParsableCommand {
         configuration.urlRules.allowedOptions = allowedOptions.isEmpty ? nil : Set(allowedOptions)
         configuration.sourcePolicy = SourcePolicy(allowedHosts: allowedHosts.map { HostPattern($0) }, allowsPrivateNetworks: allowPrivateNetworks,
                                                   localRoot: localRoot.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        if allowLoopbackSources { configuration.sourcePolicy.allowedAddresses.insert(.loopback) }
+        if allowPrivateSources { configuration.sourcePolicy.allowedAddresses.insert(.privateNetworks) }
+        if allowLinkLocalSources { configuration.sourcePolicy.allowedAddresses.insert(.linkLocal) }
         if let workers {
             configuration.workers = workers
             configuration.maximumConcurrentDownloads = max(32, 8 * workers)

@@ -26,7 +26,8 @@ enum ServeEnvironment {
         "host": .option, "port": .option, "key": .repeated, "salt": .repeated, "unsigned": .flag,
         "secret": .option, "trusted-signature": .repeated, "allowed-option": .repeated, "allow-origin": .option, "path-prefix": .option, "health-check-path": .option, "server-name": .option, "base-url": .option, "url-replacements": .option, "base64-url-includes-filename": .flag,
         "arguments-separator": .option, "enable-client-hints": .flag, "skip-processing-formats": .option, "always-rasterize-svg": .flag, "head-renders": .option,
-        "allow-host": .repeated, "allow-private-networks": .flag, "local-root": .option, "cache-dir": .option,
+        "allow-host": .repeated, "allow-private-networks": .flag,
+        "allow-loopback-sources": .flag, "allow-private-sources": .flag, "allow-link-local-sources": .flag, "local-root": .option, "cache-dir": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
         "etag": .option, "etag-hash": .option, "etag-buster": .option, "last-modified": .option, "last-modified-buster": .option,
@@ -81,6 +82,8 @@ enum ServeEnvironment {
         "IMGPROXY_JPEG_PROGRESSIVE": "jpeg-progressive", "IMGPROXY_PNG_INTERLACED": "png-interlaced", "IMGPROXY_PNG_QUANTIZE": "png-quantize",
         "IMGPROXY_PNG_QUANTIZATION_COLORS": "png-quantization-colors", "IMGPROXY_WEBP_PRESET": "webp-preset", "IMGPROXY_WEBP_EFFORT": "webp-effort",
         "IMGPROXY_AVIF_SPEED": "avif-speed", "IMGPROXY_JXL_EFFORT": "jxl-effort",
+        "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "allow-loopback-sources", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": "allow-private-sources",
+        "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "allow-link-local-sources",
         "IMGPROXY_NETWORK": "network", "IMGPROXY_WRITE_RESPONSE_TIMEOUT": "write-response-timeout",
         "IMGPROXY_GRACEFUL_STOP_TIMEOUT": "drain-timeout", "IMGPROXY_ENABLE_DEBUG_HEADERS": "debug-headers",
         "IMGPROXY_SET_CANONICAL_HEADER": "canonical-header", "IMGPROXY_DEVELOPMENT_ERRORS_MODE": "development-errors",
@@ -95,8 +98,7 @@ enum ServeEnvironment {
 
     /// imgproxy variables read apart from ``imgproxy``.
     static let readApart: Set<String> = [
-        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_PRESETS_SEPARATOR", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES",
-        "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES",
+        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_PRESETS_SEPARATOR",
         "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
         "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME",
         // Metrics: --dogstatsd and --dogstatsd-tag from DD_* (below).
@@ -155,9 +157,7 @@ enum ServeEnvironment {
             }
             if !hosts.isEmpty { set("allow-host", hosts.joined(separator: ",")) }
         }
-        let privateSwitches = ["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES",
-                               "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES"]
-        if privateSwitches.contains(where: { environment[$0].map(isTrue) ?? false }) { set("allow-private-networks", "true") }
+        // Each of imgproxy's three address switches is a flag of its own.
 
         // imgproxy's OpenTelemetry: IMGPROXY_OPEN_TELEMETRY_ENABLE (above), or
         // imgproxy 3's endpoint (host:port, which alone turned tracing on),

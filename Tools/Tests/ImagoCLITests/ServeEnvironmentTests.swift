@@ -37,7 +37,7 @@ import Testing
             "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true", "IMGPROXY_MAX_ANIMATION_FRAMES": "100",
         ])
         #expect(result == [
-            "--allow-host", "images.example.com", "--allow-host", "*.cdn.example.com", "--allow-private-networks", "--auto-webp",
+            "--allow-host", "images.example.com", "--allow-host", "*.cdn.example.com", "--allow-loopback-sources", "--auto-webp",
             "--enforce-avif", "--host", "0.0.0.0", "--key", "aa", "--key", "bb", "--local-root", "/srv", "--max-animation-frames", "100",
             "--max-src-resolution", "16.8", "--port", "8081", "--salt", "cc", "--salt", "dd", "--ttl", "60",
         ])
