@@ -41,6 +41,8 @@ public struct ResponseError: LayeredError {
             return "\(source): the response is not an HTTP response"
         case .unacceptableStatus:
             return "\(source): HTTP status \(statusCode.map(String.init) ?? "?")"
+        case .partialContent:
+            return "\(source): a 206 whose Content-Range is not the whole body"
         default:
             return "\(source): decoding failed: \(underlying.map { "\($0)" } ?? "unknown error")"
         }
@@ -54,6 +56,9 @@ extension ErrorCode where Layer == ResponseError {
     public static var notHTTPResponse: Self { Self("notHTTPResponse") }
     /// The HTTP status is outside 200...299.
     public static var unacceptableStatus: Self { Self("unacceptableStatus") }
+    /// A `206 Partial Content` to a request for the whole body, whose
+    /// `Content-Range` is not `bytes 0-(N-1)/N`: part of an image.
+    public static var partialContent: Self { Self("partialContent") }
     /// The body passed the checks but could not be decoded;
     /// ``ResponseError/underlying`` holds the decoder's error.
     public static var decodingFailed: Self { Self("decodingFailed") }

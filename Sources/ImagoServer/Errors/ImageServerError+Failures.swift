@@ -65,6 +65,9 @@ extension ImageServerError {
             return
         }
         switch response.code {
+        case .partialContent:
+            // imgproxy's answer to part of an image: 404, "source is unreachable".
+            self.init(.sourceUnreachable, "the source is unreachable: it sent part of the image (\(response))")
         case .unacceptableContentType:
             self.init(.sourceNotAnImage, "the source is not an image (Content-Type \(response.contentType ?? "missing"))")
         default:

@@ -64,7 +64,7 @@ extension ImageServerEngine {
             if http?.statusCode == 304 || unchangedFile {
                 return ImageServerReply(status: 304, headers: [cacheControl] + passed + canonicalLink(source), body: Data(), outcome: "not_modified")
             }
-            let checked = try CheckedResponse(response, for: source, accepting: .anything)
+            let checked = try CheckedResponse(response, for: source, accepting: .anything, partialContent: outgoing.value(forHTTPHeaderField: "Range") != nil)
             var chunks = loaded.body.makeAsyncIterator()
             let first = try await chunks.next() ?? Data()
             let type = checked.contentType.flatMap(Self.imageType(_:))

@@ -82,7 +82,8 @@ struct DataStage: Sendable {
             return FetchedData(data: revalidating.data, source: .disk, cacheHeaders: (refreshed ?? revalidating).cacheHeaders)
         }
         do {
-            _ = try CheckedResponse(response, for: url, accepting: acceptedContentTypes)
+            _ = try CheckedResponse(response, for: url, accepting: acceptedContentTypes,
+                                    partialContent: urlRequest.value(forHTTPHeaderField: "Range") != nil)
         } catch {
             throw Failure(error: ImagePipelineError(.responseRejected, url: url, underlying: error))
         }
