@@ -10,6 +10,24 @@ import Testing
 
 /// What a good request gets back: the image, its headers, 304 and HEAD.
 @Suite struct ResponseTests {
+    /// imgproxy's names: HEIC answers are `image/heif`; TIFF bytes named
+    /// like a camera raw file (`.cr2`) are not an image the server reads.
+    @Test func heicIsImageHeifAndCameraRawIsRefused() async throws {
+        let tiff = try ImageEncoders.tiff().encode(Fixture.photo(width: 20, height: 15))
+        let origin = try await Fixture.origin(["/shot.cr2": .ok(tiff, contentType: "application/octet-stream"),
+                                               "/shot.tif": .ok(tiff, contentType: "image/tiff")])
+        try await Fixture.withServer(Fixture.configuration()) { client, _ in
+            let heic = try await client.execute(uri: Fixture.path("w:16/f:heic", origin.url("/a.png")), method: .get)
+            #expect(heic.status == .ok)
+            #expect(heic.header("Content-Type") == "image/heif")
+            #expect(heic.header("Content-Disposition") == "inline; filename=\"a.heic\"")
+            let raw = try await client.execute(uri: Fixture.path("w:10", origin.url("/shot.cr2")), method: .get)
+            #expect(raw.status == .unprocessableContent)
+            #expect(raw.errorCode == "source_not_an_image")
+            #expect(try await client.execute(uri: Fixture.path("w:10", origin.url("/shot.tif")), method: .get).status == .ok)
+        }
+    }
+
     /// imgproxy's `IMGPROXY_ENABLE_DEBUG_HEADERS` and `IMGPROXY_SET_CANONICAL_HEADER`:
     /// the sizes of the source and the result, and the source as the canonical link
     /// (HTTP sources only, raw answers too); neither unless asked for.

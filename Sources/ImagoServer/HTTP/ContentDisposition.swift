@@ -17,16 +17,19 @@ struct ContentDisposition: Sendable {
         if let filename, !filename.isEmpty {
             stem = filename
         } else {
-            let last = source.lastPathComponent
+            // A path that ends in a slash names no file (imgproxy's fallback stem too).
+            let endsInSlash = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath.hasSuffix("/") ?? false
+            let last = endsInSlash ? "" : source.lastPathComponent
             let stem = last.contains(".") ? String(last[..<last.lastIndex(of: ".")!]) : last
             self.stem = stem.isEmpty || stem == "/" ? "image" : stem
         }
         self.attachment = attachment
     }
 
-    /// The header's value for a file with `fileExtension` (`jpg`, `png`...).
+    /// The header's value for a file with `fileExtension` (`jpg`, `png`...;
+    /// empty for none).
     func value(extension fileExtension: String) -> String {
-        let name = stem + "." + fileExtension
+        let name = fileExtension.isEmpty ? stem : stem + "." + fileExtension
         var ascii = ""
         var onlyASCII = true
         for scalar in name.unicodeScalars {

@@ -73,7 +73,7 @@ extension ImageServerEngine {
             let headers: [(name: String, value: String)] = [
                 cacheControl,
                 ("Content-Type", type ?? "application/octet-stream"),
-                ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "bin")),
+                ("Content-Disposition", disposition.value(extension: type.map(Self.fileExtension(forImageType:)) ?? "")),
                 ("X-Content-Type-Options", "nosniff"),
                 ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"),
             ] + passed + (length.map { [("Content-Length", "\($0)")] } ?? []) + canonicalLink(source)
@@ -100,12 +100,16 @@ extension ImageServerEngine {
         return type
     }
 
-    /// The file extension for an image type: `jpg` for JPEG, `svg` for SVG, else the subtype.
+    /// The file extension for an image type Imago knows (`jpg` for JPEG,
+    /// `svg` for SVG...); empty for any other, as imgproxy names no
+    /// extension for a type it does not know.
     static func fileExtension(forImageType type: String) -> String {
         switch type {
-        case "image/jpeg", "image/pjpeg": "jpg"
+        case "image/jpeg", "image/pjpeg", "image/jpg": "jpg"
         case "image/svg+xml": "svg"
-        default: String(type.dropFirst(6).prefix { $0.isLetter || $0.isNumber })
+        case "image/x-icon", "image/vnd.microsoft.icon": "ico"
+        case "image/heif": "heic"
+        default: ImageFormat.allCases.first { $0.mimeType == type }?.fileExtension ?? ""
         }
     }
 

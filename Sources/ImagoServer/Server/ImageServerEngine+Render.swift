@@ -64,6 +64,7 @@ extension ImageServerEngine {
             do {
                 if let fallback { bytes = fallback } else { bytes = try await fetched(request) }
                 try SourceLimits(configuration, options: options).checkBytes(of: bytes.data)
+                try CameraRaw.refuse(bytes.data, from: source)
             } catch {
                 var failure = ImageServerError(answering: error)
                 failure.failedLoading = true

@@ -26,15 +26,21 @@ struct RenderedImage: Sendable {
     /// The source's width and height as its header gave them, when it was read for this output.
     var sourceSize: (width: Int, height: Int)?
 
-    /// The `Content-Type`.
-    var mimeType: String { format?.mimeType ?? "image/svg+xml" }
+    /// The `Content-Type`: imgproxy's, `image/heif` for HEIC.
+    var mimeType: String { format.map(Self.contentType(of:)) ?? "image/svg+xml" }
+
+    /// The `Content-Type` of `format`, as imgproxy names it.
+    static func contentType(of format: ImageFormat) -> String {
+        format == .heic ? "image/heif" : format.mimeType
+    }
 
     /// An output read back from a result store: no source was loaded for it.
     /// The ``sourceLayer`` of an output read from the result store.
     static let storeLayer = "store"
 
     init(stored result: StoredResult) {
-        self.init(data: result.data, format: ImageFormat.allCases.first { $0.mimeType == result.contentType }, etag: result.etag,
+        self.init(data: result.data, format: ImageFormat.allCases.first { [$0.mimeType, Self.contentType(of: $0)].contains(result.contentType) },
+                  etag: result.etag,
                   sourceLayer: Self.storeLayer, sourceByteCount: nil, sourceMetrics: ImageTaskMetrics(), renderingTime: 0)
         sourceCacheHeaders = result.sourceCacheHeaders
     }
