@@ -1,5 +1,6 @@
 #if Server && os(Linux)
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import Imago
 import ImagoAsyncHTTPClient
@@ -99,6 +100,34 @@ import Testing
         let sent = origin.requests(for: "/ranged.png")
         #expect(sent.count == 3)
         #expect(sent.allSatisfy { $0.header("Cookie") == nil && $0.header("Authorization") == nil }, "nothing else of the client's")
+    }
+
+    /// imgproxy's cookie passthrough, on raw answers only: to a source on
+    /// the host the client asked (or every source with `.all`), never on a
+    /// redirect to another host, never for a rendered answer.
+    @Test func cookiesReachOnlyTheirOwnHost() async throws {
+        let origin = try await Fixture.origin()
+        let elsewhere = try await Fixture.origin()
+        let other = URL(string: "http://localhost:\(elsewhere.port)/a.png")!
+        origin.route("/moved.png", .redirect(to: other.absoluteString))
+        // The host the client asked for, as a proxy in front says it (the router client sends no Host).
+        let cookie: HTTPFields = [.cookie: "session=s3cr3t", HTTPField.Name("X-Forwarded-Host")!: "127.0.0.1:8080"]
+        for (passthrough, toOther) in [(CookiePassthrough.sameHost(as: nil), false), (.all, true)] {
+            let before = elsewhere.requests(for: "/a.png").count
+            try await Fixture.withServer(Fixture.configuration { $0.cookiePassthrough = passthrough }) { client, _ in
+                _ = try await client.execute(uri: Fixture.path("raw:1", origin.url("/a.png")), method: .get, headers: cookie)
+                _ = try await client.execute(uri: Fixture.path("raw:1", other), method: .get, headers: cookie)
+                _ = try await client.execute(uri: Fixture.path("raw:1", origin.url("/moved.png")), method: .get, headers: cookie)
+                _ = try await client.execute(uri: Fixture.path("w:10", origin.url("/a.jpg")), method: .get, headers: cookie)
+            }
+            #expect(origin.requests(for: "/a.png").last?.header("Cookie") == "session=s3cr3t")
+            #expect(origin.requests(for: "/moved.png").last?.header("Cookie") == "session=s3cr3t")
+            #expect(origin.requests(for: "/a.jpg").allSatisfy { $0.header("Cookie") == nil }, "not for a rendered answer")
+            let reached = elsewhere.requests(for: "/a.png").dropFirst(before).map { $0.header("Cookie") }
+            #expect(reached.count == 2)
+            #expect(reached.first! == (toOther ? "session=s3cr3t" : nil), "another host, asked directly")
+            #expect(reached.last! == nil, "never through a redirect to another host")
+        }
     }
 
     @Test func rawStaysUnderTheSourcePolicyAndTheSizeLimit() async throws {

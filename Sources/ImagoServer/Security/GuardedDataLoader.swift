@@ -117,6 +117,10 @@ package struct GuardedDataLoader: DataLoading {
             guard visited.insert(target.absoluteString).inserted else {
                 throw DataLoadingError(.redirectLoop, url: target, message: "a redirect leads back to a URL already visited")
             }
+            // A client's cookies (raw's cookie passthrough) and credentials never follow to another host.
+            if target.host?.lowercased() != url.host?.lowercased() {
+                for name in ["Cookie", "Authorization"] { hopRequest.setValue(nil, forHTTPHeaderField: name) }
+            }
             hopRequest.url = target
             hopRequest.setValue(nil, forHTTPHeaderField: "Host")
             hop += 1

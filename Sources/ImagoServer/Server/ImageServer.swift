@@ -92,7 +92,9 @@ public struct ImageServer<Context: RequestContext>: Sendable {
         } else {
             path = request.uri.path
         }
-        let reply = await engine.reply(path: path, headers: RequestHeaders(request.headers.lazy.map { ($0.name.canonicalName, $0.value) }))
+        // HTTP/1's Host arrives as the request's authority, not among its fields.
+        let fields = request.headers.lazy.map { ($0.name.canonicalName, $0.value) } + (request.head.authority.map { [("host", $0)] } ?? [])
+        let reply = await engine.reply(path: path, headers: RequestHeaders(fields))
         var headers = HTTPFields()
         for (name, value) in reply.headers {
             if let field = HTTPField.Name(name) { headers[field] = value }

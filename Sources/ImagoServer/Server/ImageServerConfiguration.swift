@@ -121,6 +121,9 @@ public struct ImageServerConfiguration: Sendable {
     /// `_ENFORCE_THUMBNAIL`). Security options set here are the server's
     /// own, not checked against ``allowsSecurityOptions``. Default: `ProcessingOptions()`.
     public var defaultOptions: ProcessingOptions
+    /// Whether a `raw` answer passes the client's `Cookie` to the source
+    /// (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`). Default: `nil`, never.
+    public var cookiePassthrough: CookiePassthrough?
     /// How the encoders write: progressive JPEG, interlaced or quantized
     /// PNG, WebP's preset and effort, AVIF's speed, JPEG XL's effort
     /// (imgproxy's compression variables). Default: each encoder's own.
@@ -249,6 +252,7 @@ public struct ImageServerConfiguration: Sendable {
         self.defaultOptions = ProcessingOptions()
         self.sendsDebugHeaders = false
         self.encoderSettings = EncoderSettings()
+        self.cookiePassthrough = nil
         self.sendsCanonicalLink = false
         self.skipProcessingFormats = []
         self.alwaysRasterizesSVG = false

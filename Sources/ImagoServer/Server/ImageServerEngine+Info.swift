@@ -26,7 +26,8 @@ extension ImageServerEngine {
     ///
     /// As imgproxy's stream handler: the client's `If-None-Match`,
     /// `If-Modified-Since`, `Range` and `Accept-Encoding` go to the source
-    /// (nothing else of the client's), and the source's `ETag`,
+    /// (nothing else of the client's but its cookies, with a
+    /// ``ImageServerConfiguration/cookiePassthrough``), and the source's `ETag`,
     /// `Last-Modified` (each unless switched off), `Accept-Ranges`,
     /// `Content-Range` and status (a 206 or a 304) come back, with its `Content-Length` when its body is not
     /// compressed (the loader decompresses a compressed one, so neither its
@@ -42,6 +43,9 @@ extension ImageServerEngine {
             var outgoing = URLRequest(url: source)
             for name in Self.streamedRequestHeaders {
                 if let value = request[name.lowercased()] { outgoing.setValue(value, forHTTPHeaderField: name) }
+            }
+            if let cookie = configuration.cookiePassthrough?.cookie(for: source, request: request) {
+                outgoing.setValue(cookie, forHTTPHeaderField: "Cookie")
             }
             let loaded = try await withSpan(SpanName.sourceFetch) { _ in try await loader.withoutTotalLimit.load(outgoing) }
             guard let response = loaded.response else {

@@ -24,6 +24,15 @@ struct ServeHTTPOptions: ParsableArguments {
     @Flag(help: "Accepted for imgproxy's IMGPROXY_DEVELOPMENT_ERRORS_MODE: error bodies always give the full reason, so it changes nothing.")
     var developmentErrors = false
 
+    @Flag(help: "Pass the client's cookies to a raw source on the host the client asked for (IMGPROXY_COOKIE_PASSTHROUGH).")
+    var cookiePassthrough = false
+
+    @Flag(help: "With --cookie-passthrough, pass them to every raw source (IMGPROXY_COOKIE_PASSTHROUGH_ALL).")
+    var cookiePassthroughAll = false
+
+    @Option(help: "With --cookie-passthrough, the cookies belong to this URL's host instead of the one asked for (IMGPROXY_COOKIE_BASE_URL).")
+    var cookieBaseUrl: String?
+
     /// Where the server listens.
     enum Address: Equatable {
         case tcp(host: String, port: Int)
@@ -38,6 +47,9 @@ struct ServeHTTPOptions: ParsableArguments {
             throw ValidationError("--write-response-timeout must be seconds above 0, at most a day.")
         }
         _ = try address(host: "127.0.0.1", port: 8080)
+        if let cookieBaseUrl, !cookieBaseUrl.isEmpty, URL(string: cookieBaseUrl)?.host == nil {
+            throw ValidationError("--cookie-base-url must be a URL with a host, not \(cookieBaseUrl).")
+        }
     }
 
     /// The address to listen on: `--bind` when given (as `--network` reads
@@ -68,11 +80,16 @@ struct ServeHTTPOptions: ParsableArguments {
     func apply(to configuration: inout ImageServerConfiguration) {
         configuration.sendsDebugHeaders = debugHeaders
         configuration.sendsCanonicalLink = canonicalHeader
+        if cookiePassthrough {
+            configuration.cookiePassthrough = cookiePassthroughAll ? .all
+                : .sameHost(as: cookieBaseUrl.flatMap { $0.isEmpty ? nil : URL(string: $0) })
+        }
     }
 
     /// The settings, one `flag = value` line each, for `--print-config`.
     var configurationLines: [(String, String)] {
         [("bind", bind ?? "(--host:--port)"), ("network", network), ("write-response-timeout", "\(writeResponseTimeout)"),
-         ("debug-headers", "\(debugHeaders)"), ("canonical-header", "\(canonicalHeader)"), ("development-errors", "\(developmentErrors)")]
+         ("debug-headers", "\(debugHeaders)"), ("canonical-header", "\(canonicalHeader)"), ("development-errors", "\(developmentErrors)"),
+         ("cookie-passthrough", "\(cookiePassthrough)"), ("cookie-passthrough-all", "\(cookiePassthroughAll)"), ("cookie-base-url", cookieBaseUrl ?? "(none)")]
     }
 }
