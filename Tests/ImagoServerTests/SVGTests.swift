@@ -133,6 +133,20 @@ import Testing
 
     // MARK: SVG answered as SVG
 
+    /// imgproxy's `IMGPROXY_SANITIZE_SVG=false`: the document as it came,
+    /// still sandboxed by the answer's headers.
+    @Test func withoutSanitisingTheDocumentGoesOutAsItCameSandboxed() async throws {
+        let hostile = Self.document(#"<script>alert(1)</script><rect width="20" height="20" fill="red"/>"#, attributes: #"width="20" height="20""#)
+        let origin = try await Fixture.origin(["/x.svg": .ok(hostile, contentType: "image/svg+xml")])
+        try await Fixture.withServer(Fixture.configuration { $0.sanitizesSVG = false }) { client, _ in
+            let response = try await client.execute(uri: Fixture.path("", origin.url("/x.svg")), method: .get)
+            #expect(response.status == .ok)
+            #expect(response.data == hostile)
+            #expect(response.header("Content-Security-Policy")?.contains("sandbox") == true)
+            #expect(response.header("X-Content-Type-Options") == "nosniff")
+        }
+    }
+
     @Test func anSVGSourceAskedForAsSVGIsSanitised() async throws {
         let hostile = Self.document("""
             <script>alert(1)</script><rect width="20" height="20" fill="red" onclick="alert(2)"/>

@@ -21,6 +21,29 @@ import Testing
         #expect(ImageFormat.defaultOutputFormat(forSource: source, hasAlpha: hasAlpha) == expected)
     }
 
+    /// imgproxy's preferred formats (its default list): the source's own
+    /// when listed, else the first that keeps alpha or animates, else the first.
+    @Test(arguments: [
+        (ImageFormat?.some(.jpeg), false, false, ImageFormat?.some(.jpeg)),
+        (.webp, false, false, .jpeg), (.webp, true, false, .png), (.avif, false, false, .jpeg), (.gif, false, false, .gif),
+        (.png, true, false, .png), (.heic, true, false, .png), (nil, false, false, .jpeg),
+        (.gif, true, true, .gif), (.webp, true, true, .gif), (.png, false, true, .gif),
+    ] as [(ImageFormat?, Bool, Bool, ImageFormat?)])
+    func preferredFormatsDecideAsImgproxys(source: ImageFormat?, hasAlpha: Bool, animated: Bool, expected: ImageFormat?) {
+        var policy = OutputPolicy()
+        policy.preferredFormats = [.jpeg, .png, .gif]
+        let decision = policy.decision(forSource: source, hasAlpha: hasAlpha, isAnimated: animated)
+        #expect(decision.format == expected)
+        #expect(decision.isAnimated == animated)
+        // Negotiation still comes first.
+        var negotiating = policy
+        negotiating.automatic = [.webp]
+        #expect(negotiating.decision(forSource: source, hasAlpha: hasAlpha, accept: "image/webp").format == .webp)
+        // Without a list that animates, an animation becomes a still in the first format.
+        policy.preferredFormats = [.jpeg]
+        #expect(policy.animatedFormat(forSource: source) == nil)
+    }
+
     @Test func theChoiceIsAlwaysAFormatImagoWrites() {
         for source in ImageFormat.allCases.map(Optional.some) + [nil] {
             for hasAlpha in [false, true] {

@@ -18,8 +18,9 @@ import Foundation
 /// 3. A format in ``automatic`` that the client accepts.
 ///    (Among several, JPEG XL is preferred to AVIF and AVIF to WebP, as imgproxy
 ///    prefers them; for an animated source only ``animatedFormats`` are candidates.)
-/// 4. The source decides: a still image by
-///    ``ImageFormat/defaultOutputFormat(forSource:hasAlpha:)``; an animation
+/// 4. The source decides, among ``preferredFormats`` when they are set
+///    (``stillFormat(forSource:hasAlpha:)``); else a still image by
+///    ``ImageFormat/defaultOutputFormat(forSource:hasAlpha:)``, and an animation
 ///    keeps its format when that is one of ``animatedFormats``, else becomes
 ///    the first of WebP and GIF among them.
 ///
@@ -42,6 +43,13 @@ public struct OutputPolicy: Sendable, Hashable {
     /// Which of the source's EXIF is written (JPEG, PNG, WebP and AVIF);
     /// by default none.
     public var metadata: MetadataPolicy
+    /// The formats the source decides among (imgproxy's
+    /// `IMGPROXY_PREFERRED_FORMATS`, `[.jpeg, .png, .gif]` there): the
+    /// source's own when listed, else the first listed that keeps the
+    /// image's alpha (and, for an animation, animates), else the first.
+    /// `nil` (the default): ``ImageFormat/defaultOutputFormat(forSource:hasAlpha:)``,
+    /// and an animation keeps its format or becomes WebP.
+    public var preferredFormats: [ImageFormat]?
 
     /// The formats negotiation prefers, best first.
     static let preference: [ImageFormat] = [.jxl, .avif, .webp]
@@ -56,6 +64,7 @@ public struct OutputPolicy: Sendable, Hashable {
         self.qualities = qualities
         self.defaultQuality = defaultQuality
         self.metadata = metadata
+        self.preferredFormats = nil
     }
 
     /// The part of the decision known before the source: the format that
@@ -88,7 +97,7 @@ public struct OutputPolicy: Sendable, Hashable {
                          quality: Int? = nil, accept: String? = nil) -> OutputDecision {
         let (negotiated, varies) = negotiated(requested: requested, accept: accept, animated: isAnimated)
         let format = negotiated ?? (isAnimated ? animatedFormat(forSource: source) : nil)
-            ?? ImageFormat.defaultOutputFormat(forSource: source, hasAlpha: hasAlpha)
+            ?? stillFormat(forSource: source, hasAlpha: hasAlpha)
         return OutputDecision(format: format, isAnimated: isAnimated && animatedFormats.contains(format),
                               quality: self.quality(for: format, requested: quality), variesWithAccept: varies, metadata: metadata)
     }
@@ -97,8 +106,23 @@ public struct OutputPolicy: Sendable, Hashable {
     /// negotiated: its own when it animates there, else WebP, else GIF;
     /// `nil` when no format animates.
     public func animatedFormat(forSource source: ImageFormat?) -> ImageFormat? {
+        if let preferred = preferredFormats, !preferred.isEmpty {
+            if let source, preferred.contains(source), animatedFormats.contains(source) { return source }
+            return preferred.first { animatedFormats.contains($0) }
+        }
         if let source, animatedFormats.contains(source) { return source }
         return [ImageFormat.webp, .gif].first { animatedFormats.contains($0) }
+    }
+
+    /// The format a still image is written in when nothing is requested or
+    /// negotiated: by ``preferredFormats`` when set, else by the source
+    /// (``ImageFormat/defaultOutputFormat(forSource:hasAlpha:)``).
+    public func stillFormat(forSource source: ImageFormat?, hasAlpha: Bool) -> ImageFormat {
+        guard let preferred = preferredFormats, let first = preferred.first else {
+            return ImageFormat.defaultOutputFormat(forSource: source, hasAlpha: hasAlpha)
+        }
+        if let source, preferred.contains(source) { return source }
+        return preferred.first { !hasAlpha || $0.storesAlpha } ?? first
     }
 
     /// The quality for `format`: `requested`, else the format's in

@@ -121,6 +121,11 @@ public struct ImageServerConfiguration: Sendable {
     /// `_ENFORCE_THUMBNAIL`). Security options set here are the server's
     /// own, not checked against ``allowsSecurityOptions``. Default: `ProcessingOptions()`.
     public var defaultOptions: ProcessingOptions
+    /// Whether an SVG answered as SVG is sanitised first (scripts, event
+    /// handlers, external references and unsafe styles removed); `false`
+    /// sends it as the source gave it, still under a sandboxing
+    /// `Content-Security-Policy` (imgproxy's `IMGPROXY_SANITIZE_SVG`). Default: `true`.
+    public var sanitizesSVG: Bool
     /// Whether a `raw` answer passes the client's `Cookie` to the source
     /// (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`). Default: `nil`, never.
     public var cookiePassthrough: CookiePassthrough?
@@ -253,6 +258,7 @@ public struct ImageServerConfiguration: Sendable {
         self.sendsDebugHeaders = false
         self.encoderSettings = EncoderSettings()
         self.cookiePassthrough = nil
+        self.sanitizesSVG = true
         self.sendsCanonicalLink = false
         self.skipProcessingFormats = []
         self.alwaysRasterizesSVG = false

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Imago
 import ImagoServer
 
 /// `imago serve`'s settings for what every image gets unless its path says
@@ -24,13 +25,29 @@ struct ServeImageDefaults: ParsableArguments {
     @Flag(help: "Accepted for imgproxy's IMGPROXY_PRESERVE_HDR; results are 8 bits per channel, so it changes nothing yet.")
     var preserveHdr = false
 
+    @Option(help: "The formats a source decides among when no format is asked for or negotiated: its own when listed, else the first that keeps its alpha (and animation) (IMGPROXY_PREFERRED_FORMATS).")
+    var preferredFormats = "jpeg,png,gif"
+
+    @Option(help: "Sanitise SVG answered as SVG: true or false (false sends it as it came, still sandboxed) (IMGPROXY_SANITIZE_SVG).")
+    var sanitizeSvg: Switch = .on
+
     @Option(help: "The largest width or height of a result, at most 8192; larger results are scaled down to fit; 0: 8192 (IMGPROXY_MAX_RESULT_DIMENSION).")
     var maxResultDimension = 0
 
     @Option(help: "When above 0, animations are checked frame by frame against this many megapixels instead of in total (IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION).")
     var maxAnimationFrameResolution = 0.0
 
+    /// ``preferredFormats`` read; `nil` when a name is not a format Imago writes.
+    var preferred: [ImageFormat]? {
+        let names = preferredFormats.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        let formats = names.compactMap { ProcessingOptions.OutputFormat(name: $0)?.imageFormat }
+        return formats.count == names.count && !formats.isEmpty ? formats : nil
+    }
+
     func validate() throws {
+        guard preferred != nil else {
+            throw ValidationError("--preferred-formats must name formats Imago writes (jpeg, png, gif, webp, avif, jxl, heic, tiff, bmp, ico), not \(preferredFormats).")
+        }
         guard maxResultDimension >= 0 else { throw ValidationError("--max-result-dimension must be 0 or more.") }
         guard maxAnimationFrameResolution.isFinite, (0...10_000).contains(maxAnimationFrameResolution) else {
             throw ValidationError("--max-animation-frame-resolution must be from 0 to 10000 megapixels.")
@@ -47,6 +64,8 @@ struct ServeImageDefaults: ParsableArguments {
         options.enforcesThumbnail = enforceThumbnail
         options.preservesHDR = preserveHdr
         configuration.defaultOptions = options
+        configuration.outputPolicy.preferredFormats = preferred
+        configuration.sanitizesSVG = sanitizeSvg.isOn
         if maxResultDimension > 0 { configuration.maximumOutputSide = min(maxResultDimension, ImageServerPath.maximumOutputSide) }
         let framePixels = Int(maxAnimationFrameResolution * 1_000_000)
         configuration.maximumAnimationFramePixels = framePixels > 0 ? framePixels : nil
@@ -56,7 +75,7 @@ struct ServeImageDefaults: ParsableArguments {
     var configurationLines: [(String, String)] {
         [("strip-metadata", "\(stripMetadata.isOn)"), ("keep-copyright", "\(keepCopyright.isOn)"),
          ("strip-color-profile", "\(stripColorProfile.isOn)"), ("auto-rotate", "\(autoRotate.isOn)"),
-         ("enforce-thumbnail", "\(enforceThumbnail)"), ("preserve-hdr", "\(preserveHdr)"),
+         ("enforce-thumbnail", "\(enforceThumbnail)"), ("preferred-formats", preferredFormats), ("sanitize-svg", "\(sanitizeSvg.isOn)"), ("preserve-hdr", "\(preserveHdr)"),
          ("max-result-dimension", maxResultDimension > 0 ? "\(maxResultDimension)" : "(8192)"),
          ("max-animation-frame-resolution", maxAnimationFrameResolution > 0 ? "\(maxAnimationFrameResolution)" : "(off)")]
     }

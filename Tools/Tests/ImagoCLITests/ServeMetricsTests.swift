@@ -189,7 +189,9 @@ import FoundationNetworking
             slowest = max(slowest, clock.now - requestStarted)
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(slowest < .seconds(2), "the slowest pair of requests took \(slowest)")
+        // Not a timing test: only a send that waits for the missing agent
+        // (for the request's whole deadline) fails this bound, however loaded the machine.
+        #expect(slowest < .seconds(30), "the slowest pair of requests took \(slowest)")
         // The datagrams that could not be sent are counted.
         var dropped = 0
         for _ in 0..<50 where dropped == 0 {
