@@ -78,6 +78,12 @@ public enum HTTPCachePolicy {
 
     /// Parses an HTTP date (IMF-fixdate, and the two obsolete forms).
     package static func httpDate(_ text: String) -> Date? {
+        HTTPDate.parse(text)
+    }
+
+    /// Parses an HTTP date with the formatters: the obsolete forms, which
+    /// ``HTTPDate`` does not read by hand.
+    static func formattedDate(_ text: String) -> Date? {
         dateFormatters.withLock { formatters in
             formatters.lazy.compactMap { $0.date(from: text) }.first
         }
