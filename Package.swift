@@ -57,6 +57,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // TLS errors read by name (AsyncHTTPClient builds it already).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
@@ -199,6 +201,7 @@ let package = Package(
                 asyncHTTPClient("NIOHTTP1", "swift-nio"),
                 asyncHTTPClient("NIOPosix", "swift-nio"),
                 asyncHTTPClient("NIOHTTPCompression", "swift-nio-extras"),
+                asyncHTTPClient("NIOSSL", "swift-nio-ssl"),
                 asyncHTTPClient("Tracing", "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings

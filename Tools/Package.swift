@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCLITests",
-            dependencies: ["ImagoCLI", "LoopbackServer", "TerminalRendering", "ChildProcesses", "ServeProcess", "HostileInputs", imago, codecs, testing, server],
+            dependencies: ["ImagoCLI", "CommandLineSupport", "LoopbackServer", "TerminalRendering", "ChildProcesses", "ServeProcess", "HostileInputs", imago, codecs, testing, server],
             swiftSettings: swiftSettings
         ),
         // imgproxy's own tests, ported as tables (Cases/*.json), run against `imago serve`.

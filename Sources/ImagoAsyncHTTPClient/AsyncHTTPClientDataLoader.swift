@@ -9,6 +9,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 import Tracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,6 +55,14 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         public var totalTimeout: TimeInterval = 120
         /// How many connections the client keeps to one host. Default: 8.
         public var maximumConnectionsPerHost: Int = 8
+        /// How long an idle connection is kept for the next request to
+        /// its host. Default: 60 s.
+        public var connectionIdleTimeout: TimeInterval = 60
+        /// Whether an `https` server's certificate must be valid for its
+        /// name. Turning it off accepts any certificate (self-signed, expired,
+        /// for another name): only for origins on a network you trust.
+        /// Default: `true`.
+        public var verifiesCertificates: Bool = true
 
         /// Creates a configuration with the defaults above.
         public init() {}
@@ -99,7 +108,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         self.logger = logger
         self.tracesRequests = true
         var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60),
+            idleTimeout: Self.timeAmount(configuration.connectionIdleTimeout),
             concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost
         )
         // A refused connection fails at once; retrying is the RetryingDataLoader's job.
@@ -116,6 +125,9 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         // moment (the client would keep the one of its creation, and send a
         // second `traceparent`).
         clientConfiguration.tracing.tracer = nil
+        if !configuration.verifiesCertificates {
+            clientConfiguration.tlsConfiguration = HTTPClient.Configuration(certificateVerification: .none).tlsConfiguration
+        }
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
     }
 
@@ -253,6 +265,10 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
         }
         if let channel = thrown as? ChannelError, case .eof = channel {
             return error(.connectionLost, "the connection closed before the body was complete", underlying: thrown)
+        }
+        if thrown is NIOSSLError || thrown is BoringSSLError || thrown is NIOSSLExtraError {
+            // An untrusted or expired certificate, another name's, or no common protocol.
+            return error(.cannotConnect, "cannot connect: the TLS handshake failed (\(thrown))", underlying: thrown)
         }
         if let decompression = thrown as? NIOHTTPDecompression.DecompressionError, case .limit = decompression {
             return error(.responseTooLarge, "the decompressed body grew past the limit of \(configuration.maximumResponseSize) bytes", underlying: thrown)

@@ -29,6 +29,8 @@ package struct GuardedDataLoader: DataLoading {
     package let resolver: any HostResolving
     /// How many redirects one load may follow.
     package let maximumRedirects: Int
+    /// The `User-Agent` every request carries unless it has one; `nil`: none added.
+    package let userAgent: String?
     /// What reads `local:///PATH` sources, once the policy has opened them beneath its root.
     package let files: FileDataLoader
     /// What reads `s3://BUCKET/KEY` sources when the policy allows them.
@@ -47,13 +49,14 @@ package struct GuardedDataLoader: DataLoading {
     ///     once in all, taken after a host's slot (so a slow host's waiting
     ///     downloads hold none), with the same bounded wait.
     package init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
-                files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
+                userAgent: String? = nil, files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
                 downloadsPerHost: Int? = nil, totalDownloads: Int? = nil, hostSlotWait: Double = 5) {
         self.slots = DownloadSlots(perHost: downloadsPerHost, total: totalDownloads, maximumWait: hostSlotWait)
         self.transport = transport
         self.policy = policy
         self.resolver = resolver
         self.maximumRedirects = maximumRedirects
+        self.userAgent = userAgent
         self.files = files
         self.s3 = s3
     }
@@ -66,6 +69,10 @@ package struct GuardedDataLoader: DataLoading {
     ///   cannot be resolved, for too many redirects or a loop; else what the
     ///   transport throws.
     package func load(_ request: URLRequest) async throws -> DataLoadingResponse {
+        var request = request
+        if let userAgent, request.value(forHTTPHeaderField: "User-Agent") == nil {
+            request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        }
         if let url = request.url, url.scheme?.lowercased() == "local" {
             // A file beneath the local root, opened off the cooperative threads and
             // read with the file loader's size limit, answered under the local URL.

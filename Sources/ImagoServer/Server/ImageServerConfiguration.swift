@@ -222,9 +222,13 @@ public struct ImageServerConfiguration: Sendable {
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
     public var dataCache: (any DataCaching)?
+    /// How `http` and `https` sources are fetched: the user agent, the
+    /// download timeout, redirects, kept-alive connections, certificates.
+    public var sourceFetching: SourceFetching
     /// The network loader; it must not follow redirects, since the server
     /// follows and checks them itself. `nil` (the default): an
-    /// `AsyncHTTPClientDataLoader` with redirects off and a 30 s total timeout.
+    /// `AsyncHTTPClientDataLoader` with redirects off, set up from
+    /// ``sourceFetching``.
     public var transport: (any DataLoading)?
     /// How host names are resolved for the source check.
     public var resolver: any HostResolving
@@ -283,6 +287,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumKeptExifBytes = 65_533
         self.maximumKeptProfileBytes = 1 << 20
         self.dataCache = nil
+        self.sourceFetching = SourceFetching()
         self.transport = nil
         self.resolver = SystemHostResolver()
         self.logger = Logger(label: "imago.server")
@@ -290,11 +295,13 @@ public struct ImageServerConfiguration: Sendable {
 
     /// The loader used when ``transport`` is `nil`.
     static func defaultTransport(logger: Logger, maximumBytes: Int = DataLoader.defaultMaximumResponseSize,
-                                 maximumConnectionsPerHost: Int = 8) -> any DataLoading {
+                                 maximumConnectionsPerHost: Int = 8, fetching: SourceFetching = SourceFetching()) -> any DataLoading {
         var loader = AsyncHTTPClientDataLoader.Configuration()
         loader.maximumResponseSize = maximumBytes
         loader.followsRedirects = false
-        loader.totalTimeout = 30
+        loader.totalTimeout = fetching.downloadTimeout
+        loader.connectionIdleTimeout = fetching.keepAliveTimeout
+        loader.verifiesCertificates = fetching.verifiesCertificates
         loader.maximumConnectionsPerHost = maximumConnectionsPerHost
         return AsyncHTTPClientDataLoader(configuration: loader, logger: logger)
     }

@@ -60,7 +60,8 @@ final class ImageServerEngine: Sendable {
         self.configuration = configuration
         let transport = configuration.transport
             ?? ImageServerConfiguration.defaultTransport(logger: configuration.logger, maximumBytes: configuration.maximumSourceBytes,
-                                                         maximumConnectionsPerHost: configuration.maximumDownloadsPerHost)
+                                                         maximumConnectionsPerHost: configuration.maximumDownloadsPerHost,
+                                                         fetching: configuration.sourceFetching)
         var policy = configuration.sourcePolicy
         policy.allowsS3 = policy.allowsS3 || configuration.s3 != nil
         let s3Loader = configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
@@ -69,6 +70,8 @@ final class ImageServerEngine: Sendable {
             transport: transport,
             policy: policy,
             resolver: configuration.resolver,
+            maximumRedirects: max(0, configuration.sourceFetching.maximumRedirects),
+            userAgent: configuration.sourceFetching.userAgent,
             files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
             s3: s3Loader,
             downloadsPerHost: configuration.maximumDownloadsPerHost,

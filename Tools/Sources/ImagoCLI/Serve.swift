@@ -262,6 +262,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Listener and answer headers")
     var http: ServeHTTPOptions
 
+    @OptionGroup(title: "Fetching sources")
+    var fetch: ServeFetchOptions
+
     @OptionGroup(title: "Compression")
     var compression: ServeCompressionOptions
 
@@ -528,7 +531,7 @@ struct Serve: AsyncParsableCommand {
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
-        ] + imageDefaults.configurationLines + http.configurationLines + compression.configurationLines + metrics.configurationLines
+        ] + imageDefaults.configurationLines + http.configurationLines + fetch.configurationLines + compression.configurationLines + metrics.configurationLines
         return pairs.map { "\($0.0) = \($0.1)" }
     }
 
@@ -645,6 +648,7 @@ struct Serve: AsyncParsableCommand {
         configuration.fallbackImage = try await fallbackImage()
         imageDefaults.apply(to: &configuration)
         http.apply(to: &configuration)
+        configuration.sourceFetching = fetch.settings
         configuration.encoderSettings = compression.settings
         configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {

@@ -47,6 +47,9 @@ enum ServeEnvironment {
         "fallback-image-path": .option, "fallback-image-url": .option, "fallback-image-data": .option, "fallback-image-status": .option, "fallback-image-ttl": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
         "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
+        // Fetching sources (ServeFetchOptions).
+        "user-agent": .option, "download-timeout": .option, "max-redirects": .option, "client-keep-alive-timeout": .option,
+        "ignore-ssl-verification": .flag,
         // Metrics (ServeMetricsOptions).
         "dogstatsd": .option, "dogstatsd-tag": .repeated, "prometheus-bind": .option, "prometheus-namespace": .option,
     ]
@@ -95,6 +98,8 @@ enum ServeEnvironment {
         "IMGPROXY_FALLBACK_IMAGE_TTL": "fallback-image-ttl",
         "IMGPROXY_MAX_ANIMATION_FRAMES": "max-animation-frames", "IMGPROXY_LOG_LEVEL": "log-level",
         "IMGPROXY_OPEN_TELEMETRY_ENABLE": "otlp",
+        "IMGPROXY_USER_AGENT": "user-agent", "IMGPROXY_DOWNLOAD_TIMEOUT": "download-timeout", "IMGPROXY_MAX_REDIRECTS": "max-redirects",
+        "IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT": "client-keep-alive-timeout", "IMGPROXY_IGNORE_SSL_VERIFICATION": "ignore-ssl-verification",
         // Metrics (ServeMetricsOptions); IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS is read apart.
         "IMGPROXY_PROMETHEUS_BIND": "prometheus-bind", "IMGPROXY_PROMETHEUS_NAMESPACE": "prometheus-namespace",
     ]

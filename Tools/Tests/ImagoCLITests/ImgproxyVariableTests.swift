@@ -1,4 +1,5 @@
 import Foundation
+import CommandLineSupport
 @testable import ImagoCLI
 import Testing
 
@@ -147,6 +148,11 @@ import Testing
         Row("IMGPROXY_USE_S3", "true", "use-s3 = true"),
         Row("IMGPROXY_S3_ENDPOINT", "http://127.0.0.1:9000", "s3-endpoint = http://127.0.0.1:9000", with: [("IMGPROXY_USE_S3", "true")]),
         Row("IMGPROXY_S3_REGION", "eu-west-1", "s3-region = eu-west-1", with: [("IMGPROXY_USE_S3", "true")]),
+        Row("IMGPROXY_USER_AGENT", "thumbs/%current_version", "user-agent = thumbs/\(ImagoVersion.current)"),
+        Row("IMGPROXY_DOWNLOAD_TIMEOUT", "8", "download-timeout = 8.0"),
+        Row("IMGPROXY_MAX_REDIRECTS", "3", "max-redirects = 3"),
+        Row("IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT", "30", "client-keep-alive-timeout = 30.0"),
+        Row("IMGPROXY_IGNORE_SSL_VERIFICATION", "true", "ignore-ssl-verification = true"),
         // Metrics and tracing.
         Row("IMGPROXY_PROMETHEUS_BIND", "127.0.0.1:9464", "prometheus-bind = 127.0.0.1:9464"),
         Row("IMGPROXY_PROMETHEUS_NAMESPACE", "imgproxy", "prometheus-namespace = imgproxy"),
