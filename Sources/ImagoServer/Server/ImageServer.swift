@@ -25,7 +25,8 @@ import Tracing
 /// Each request is a server span (swift-distributed-tracing; nothing until
 /// the application bootstraps a tracer) named after its method and route,
 /// `GET /**`, that continues the trace of the request's `traceparent`
-/// header (or the span a tracing middleware opened before it). Its children
+/// header (unless ``ImageServerConfiguration/continuesClientTraces`` is
+/// off), or the span a tracing middleware opened before it. Its children
 /// are `store.lookup`, `source.fetch`, `decode`, `process`, `encode` and
 /// `store.write` (`animate` for an animation, `svg.sanitize` for an SVG
 /// answer); the requests to HTTP and S3 origins and to an S3 result store
@@ -68,7 +69,7 @@ public struct ImageServer<Context: RequestContext>: Sendable {
     public func respond(to request: Request, context: Context) async -> Response {
         // A span a middleware opened is the parent; else the client's `traceparent`.
         var trace = ServiceContext.current ?? .topLevel
-        if ServiceContext.current == nil {
+        if ServiceContext.current == nil, engine.configuration.continuesClientTraces {
             InstrumentationSystem.instrument.extract(request.headers, into: &trace, using: HTTPFieldsExtractor())
         }
         let route = context.endpointPath

@@ -222,6 +222,13 @@ public struct ImageServerConfiguration: Sendable {
     public var outputCacheCapacity: Int
     /// Where source bytes are kept between requests and replicas (`nil`: nowhere).
     public var dataCache: (any DataCaching)?
+    /// Whether a request's span continues the trace its `traceparent`
+    /// header names (a span a middleware opened is continued either way).
+    /// Off, each request starts a trace of its own, and a client cannot
+    /// choose trace ids or turn sampling on (imgproxy's default: its
+    /// `IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL` turns it on). Default:
+    /// `true`, as OpenTelemetry's HTTP servers do.
+    public var continuesClientTraces: Bool
     /// How `http` and `https` sources are fetched: the user agent, the
     /// download timeout, redirects, kept-alive connections, certificates.
     public var sourceFetching: SourceFetching
@@ -287,6 +294,7 @@ public struct ImageServerConfiguration: Sendable {
         self.maximumKeptExifBytes = 65_533
         self.maximumKeptProfileBytes = 1 << 20
         self.dataCache = nil
+        self.continuesClientTraces = true
         self.sourceFetching = SourceFetching()
         self.transport = nil
         self.resolver = SystemHostResolver()

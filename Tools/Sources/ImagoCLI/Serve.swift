@@ -310,6 +310,15 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Export spans even without an endpoint: to the protocol's default collector on localhost (4317 for grpc, 4318 for HTTP), as IMGPROXY_OPEN_TELEMETRY_ENABLE does.")
     var otlp = false
 
+    @Flag(help: "Also export the metrics over OTLP, to the collector spans go to (IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS); /metrics stays.")
+    var otlpMetrics = false
+
+    @Flag(help: "Also export the log lines over OTLP, to the collector spans go to (IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS); standard error stays.")
+    var otlpLogs = false
+
+    @Flag(help: "Continue the trace a client's traceparent names; without it each request starts a trace of its own, as imgproxy does unless IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL.")
+    var otlpPropagateExternal = false
+
     @Flag(help: "Print the effective configuration (flags, IMAGO_* and IMGPROXY_* variables applied; secrets masked) and exit.")
     var printConfig = false
 
@@ -531,6 +540,7 @@ struct Serve: AsyncParsableCommand {
             ("max-animation-frames", "\(maxAnimationFrames)"), ("drain-delay", "\(drainDelay)"), ("drain-timeout", "\(drainTimeout)"),
             ("log-buffer", "\(logBuffer)"), ("log-level", logLevel),
             ("otlp", "\(otlp)"), ("otlp-endpoint", tracing.endpoint), ("otlp-protocol", tracing.protocol),
+            ("otlp-metrics", "\(otlpMetrics)"), ("otlp-logs", "\(otlpLogs)"), ("otlp-propagate-external", "\(otlpPropagateExternal)"),
         ] + imageDefaults.configurationLines + http.configurationLines + fetch.configurationLines + compression.configurationLines + metrics.configurationLines
         return pairs.map { "\($0.0) = \($0.1)" }
     }
@@ -550,14 +560,28 @@ struct Serve: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let logQueue = LogQueue(capacity: logBuffer)
         defer { logQueue.flush(waitingAtMost: 2) }
+        // Metrics and log lines over OTLP too, when asked for: made before
+        // the systems are bootstrapped, which take them beside their own.
+        let signals: ServeTracing.SignalBackends
+        do {
+            signals = try ServeTracing.signalBackends(try tracingExport(), metrics: otlpMetrics, logs: otlpLogs,
+                                                      environment: ProcessInfo.processInfo.environment)
+        } catch {
+            Output.error("imago: serve: OpenTelemetry cannot start: \(error)")
+            throw ExitCode(1)
+        }
         // Lines logged inside a span carry its ids (trace_id, span_id), when tracing is on.
         LoggingSystem.bootstrap({ label, provider in
             var handler = QueuedLogHandler(label: label, queue: logQueue)
             handler.logLevel = level
             handler.metadataProvider = provider
-            return handler
+            guard let exported = signals.logs else { return handler }
+            var otlp = exported(label)
+            otlp.logLevel = level
+            otlp.metadataProvider = provider
+            return MultiplexLogHandler([handler, otlp])
         }, metadataProvider: ServeTracing.logMetadata)
-        let metricsSystem = try metrics.bootstrap()
+        let metricsSystem = try metrics.bootstrap(beside: signals.metrics)
         let registry = metricsSystem.registry
         var logger = Logger(label: "imago")
         logger.logLevel = level
@@ -649,6 +673,7 @@ struct Serve: AsyncParsableCommand {
         imageDefaults.apply(to: &configuration)
         http.apply(to: &configuration)
         configuration.sourceFetching = fetch.settings
+        configuration.continuesClientTraces = otlpPropagateExternal
         configuration.encoderSettings = compression.settings
         configuration.maximumAnimationFrames = maxAnimationFrames
         if !noCache {
@@ -720,9 +745,10 @@ struct Serve: AsyncParsableCommand {
         )
         // Shut down in reverse order: the drain first, then the HTTP server,
         // then the span exporter (which sends the last spans), then the
-        // metrics listener and the DogStatsD flusher (the last metrics).
+        // metrics listener and the DogStatsD flusher (the last metrics),
+        // then the OTLP metrics and log exporters.
         let drain = DrainService(readiness: readiness, delay: .milliseconds(Int(drainDelay * 1000)))
-        let services: [any Service] = metricsSystem.services(logger: logger) + (tracing.map { [$0] } ?? []) + [app, drain]
+        let services: [any Service] = signals.services + metricsSystem.services(logger: logger) + (tracing.map { [$0] } ?? []) + [app, drain]
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int((drainDelay + drainTimeout) * 1000))
         do {

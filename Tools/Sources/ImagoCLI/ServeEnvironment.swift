@@ -47,6 +47,7 @@ enum ServeEnvironment {
         "fallback-image-path": .option, "fallback-image-url": .option, "fallback-image-data": .option, "fallback-image-status": .option, "fallback-image-ttl": .option,
         "max-animation-frames": .option, "drain-delay": .option, "drain-timeout": .option, "log-buffer": .option,
         "log-level": .option, "otlp": .flag, "otlp-endpoint": .option, "otlp-protocol": .option, "print-config": .flag,
+        "otlp-metrics": .flag, "otlp-logs": .flag, "otlp-propagate-external": .flag,
         // Fetching sources (ServeFetchOptions).
         "user-agent": .option, "download-timeout": .option, "max-redirects": .option, "client-keep-alive-timeout": .option,
         "ignore-ssl-verification": .flag,
@@ -97,7 +98,7 @@ enum ServeEnvironment {
         "IMGPROXY_FALLBACK_IMAGE_DATA": "fallback-image-data", "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "fallback-image-status",
         "IMGPROXY_FALLBACK_IMAGE_TTL": "fallback-image-ttl",
         "IMGPROXY_MAX_ANIMATION_FRAMES": "max-animation-frames", "IMGPROXY_LOG_LEVEL": "log-level",
-        "IMGPROXY_OPEN_TELEMETRY_ENABLE": "otlp",
+        "IMGPROXY_OPEN_TELEMETRY_ENABLE": "otlp", "IMGPROXY_OPEN_TELEMETRY_PROPAGATE_EXTERNAL": "otlp-propagate-external",
         "IMGPROXY_USER_AGENT": "user-agent", "IMGPROXY_DOWNLOAD_TIMEOUT": "download-timeout", "IMGPROXY_MAX_REDIRECTS": "max-redirects",
         "IMGPROXY_CLIENT_KEEP_ALIVE_TIMEOUT": "client-keep-alive-timeout", "IMGPROXY_IGNORE_SSL_VERIFICATION": "ignore-ssl-verification",
         // Metrics (ServeMetricsOptions); IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS is read apart.
@@ -108,7 +109,7 @@ enum ServeEnvironment {
     static let readApart: Set<String> = [
         "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_PRESETS_SEPARATOR",
         "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
-        "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME",
+        "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME", "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS",
         // Metrics: --dogstatsd and --dogstatsd-tag from DD_* (below).
         "IMGPROXY_DATADOG_ENABLE_ADDITIONAL_METRICS",
     ]
@@ -184,6 +185,12 @@ enum ServeEnvironment {
         }
         let standardProtocol = ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"].contains { !(environment[$0] ?? "").isEmpty }
         if imgproxyTraces, !standardProtocol { set("otlp-protocol", legacyProtocol ?? "grpc") }
+        // Metrics and logs over OTLP: with imgproxy's tracing on, as imgproxy
+        // reads them (without it, imgproxy exports nothing, and neither does this).
+        if imgproxyTraces {
+            if environment["IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS"].map(isTrue) ?? false { set("otlp-metrics", "true") }
+            if environment["IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS"].map(isTrue) ?? false { set("otlp-logs", "true") }
+        }
 
         // imgproxy's DogStatsD metrics: the agent at DD_AGENT_HOST (default
         // localhost) and DD_DOGSTATSD_PORT (default 8125), and DD_SERVICE,

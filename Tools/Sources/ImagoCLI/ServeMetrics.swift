@@ -58,10 +58,11 @@ struct ServeMetricsOptions: ParsableArguments {
     }
 
     /// Bootstraps swift-metrics: the Prometheus registry that /metrics
-    /// shows, with the DogStatsD backend beside it when `--dogstatsd` is given.
+    /// shows, with the DogStatsD backend beside it when `--dogstatsd` is
+    /// given, and `other` (OTLP's, with `--otlp-metrics`).
     ///
     /// - Throws: `ExitCode(1)`, with the reason on standard error, when the agent's address cannot be used.
-    func bootstrap() throws -> ServeMetrics {
+    func bootstrap(beside other: (any MetricsFactory)? = nil) throws -> ServeMetrics {
         var prometheus = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
         if let namespace = prometheusNamespace, !namespace.isEmpty {
             prometheus.nameAndLabelSanitizer = { name, labels in (namespace + "_" + name, labels) }
@@ -76,8 +77,9 @@ struct ServeMetricsOptions: ParsableArguments {
                 throw ExitCode(1)
             }
         }
-        if let dogStatsD {
-            MetricsSystem.bootstrap(MultiplexMetricsHandler(factories: [prometheus, dogStatsD]))
+        let factories: [any MetricsFactory] = [prometheus] + (dogStatsD.map { [$0] } ?? []) + (other.map { [$0] } ?? [])
+        if factories.count > 1 {
+            MetricsSystem.bootstrap(MultiplexMetricsHandler(factories: factories))
         } else {
             MetricsSystem.bootstrap(prometheus)
         }

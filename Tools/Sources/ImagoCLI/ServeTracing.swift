@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Metrics
 #if OTLP
 import OTel
 #endif
@@ -26,7 +27,11 @@ import ServiceLifecycle
 /// off. The other `OTEL_*` variables swift-otel reads apply
 /// (`OTEL_SERVICE_NAME`, default `imago`; `OTEL_RESOURCE_ATTRIBUTES`,
 /// `OTEL_TRACES_SAMPLER`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_HEADERS`...).
-/// Only traces: metrics stay Prometheus's and logs standard error's.
+/// With `--otlp-metrics` and `--otlp-logs` (imgproxy's
+/// `IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS` and `_ENABLE_LOGS`), the
+/// metrics and the log lines also go to the same collector (over HTTP, to
+/// `/v1/metrics` and `/v1/logs` beside `/v1/traces`), besides Prometheus's
+/// `/metrics` and standard error.
 ///
 /// A build without the exporter (`IMAGO_WITHOUT_OTLP`, see Tools/Package.swift)
 /// refuses configured tracing instead.
@@ -68,6 +73,29 @@ enum ServeTracing {
         var wireProtocol: WireProtocol
         /// What gave the protocol.
         var protocolOrigin: String
+
+        /// The URL another signal (`metrics`, `logs`) goes to: the same
+        /// over gRPC, the sibling of `/v1/traces` over HTTP.
+        ///
+        /// - Throws: `ValidationError` when spans go to a URL of their own
+        ///   (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), which names no collector.
+        func url(for signal: String) throws -> String {
+            if wireProtocol == .grpc { return url }
+            guard url.hasSuffix("/v1/traces") else {
+                throw ValidationError("OTLP \(signal) need a collector's base URL (--otlp-endpoint or OTEL_EXPORTER_OTLP_ENDPOINT), not the traces URL \(url).")
+            }
+            return String(url.dropLast("traces".count)) + signal
+        }
+    }
+
+    /// The backends for metrics and log lines exported over OTLP.
+    struct SignalBackends {
+        /// Exports metrics, beside Prometheus's registry.
+        var metrics: (any MetricsFactory)?
+        /// Makes a handler that exports a logger's lines, beside standard error.
+        var logs: (@Sendable (String) -> any LogHandler)?
+        /// What sends them (run beside the server, stopped after it).
+        var services: [any Service] = []
     }
 
     /// The tracing configured by the flags and the environment, or `nil`
@@ -163,6 +191,47 @@ enum ServeTracing {
         }
         return try OTel.bootstrap(configuration: configuration, environment: environment)
     }
+    /// The backends for `--otlp-metrics` and `--otlp-logs`: swift-otel's,
+    /// exporting to the collector spans go to, with the protocol they use.
+    /// Made before the logging and metrics systems are bootstrapped, which
+    /// take them beside their own.
+    ///
+    /// - Throws: `ValidationError` when either is asked for without a collector.
+    static func signalBackends(_ export: Export?, metrics: Bool, logs: Bool, environment: [String: String]) throws -> SignalBackends {
+        guard metrics || logs else { return SignalBackends() }
+        guard let export else {
+            throw ValidationError("--otlp-metrics and --otlp-logs export to the OTLP collector spans go to: name one (--otlp-endpoint, OTEL_EXPORTER_OTLP_ENDPOINT, or --otlp).")
+        }
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "imago"
+        configuration.traces.enabled = false
+        configuration.diagnosticLogLevel = .warning
+        let wire: OTel.Configuration.OTLPExporterConfiguration.`Protocol` = switch export.wireProtocol {
+        case .grpc: .grpc
+        case .httpProtobuf: .httpProtobuf
+        case .httpJSON: .httpJSON
+        }
+        var backends = SignalBackends()
+        if metrics {
+            var metricsConfiguration = configuration
+            metricsConfiguration.logs.enabled = false
+            metricsConfiguration.metrics.otlpExporter.endpoint = try export.url(for: "metrics")
+            metricsConfiguration.metrics.otlpExporter.protocol = wire
+            let (factory, service) = try OTel.makeMetricsBackend(configuration: metricsConfiguration)
+            backends.metrics = factory
+            backends.services.append(service)
+        }
+        if logs {
+            var logsConfiguration = configuration
+            logsConfiguration.metrics.enabled = false
+            logsConfiguration.logs.otlpExporter.endpoint = try export.url(for: "logs")
+            logsConfiguration.logs.otlpExporter.protocol = wire
+            let (factory, service) = try OTel.makeLoggingBackend(configuration: logsConfiguration)
+            backends.logs = factory
+            backends.services.append(service)
+        }
+        return backends
+    }
     #else
     /// No span ids without the exporter.
     static let logMetadata: Logger.MetadataProvider? = nil
@@ -171,6 +240,12 @@ enum ServeTracing {
     static func bootstrap(_ export: Export?, environment: [String: String], logger: Logger) throws -> (any Service)? {
         guard let export else { return nil }
         throw ValidationError("\(export.endpointOrigin) \(export.url): this imago was built without the OTLP exporter (IMAGO_WITHOUT_OTLP).")
+    }
+
+    /// No backends; asking for them is an error in a build without the exporter.
+    static func signalBackends(_ export: Export?, metrics: Bool, logs: Bool, environment: [String: String]) throws -> SignalBackends {
+        guard metrics || logs else { return SignalBackends() }
+        throw ValidationError("--otlp-metrics and --otlp-logs: this imago was built without the OTLP exporter (IMAGO_WITHOUT_OTLP).")
     }
     #endif
 }

@@ -143,7 +143,8 @@ struct TracingTests {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("imago-trace-store-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: store) }
         let server = try await ServeTests.Running(
-            ["--unsigned", "--allow-private-networks", "--otlp-endpoint", receiver.endpoint, "--result-store", store.absoluteString],
+            ["--unsigned", "--allow-private-networks", "--otlp-endpoint", receiver.endpoint, "--result-store", store.absoluteString,
+             "--otlp-propagate-external"],
             environment: ["OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_SERVICE_NAME": "imago-under-test"]
         )
         let trace = IncomingTrace()
@@ -190,7 +191,7 @@ struct TracingTests {
         let s3 = try await LoopbackServer.start(routes: ["/photos/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
         let server = try await ServeTests.Running(
             ["--unsigned", "--use-s3", "--s3-endpoint", s3.baseURL.absoluteString, "--result-store", "s3://store/renders",
-             "--otlp-endpoint", receiver.endpoint],
+             "--otlp-endpoint", receiver.endpoint, "--otlp-propagate-external"],
             environment: ["OTEL_BSP_SCHEDULE_DELAY": "100", "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"]
         )
         let trace = IncomingTrace()
@@ -260,7 +261,8 @@ struct TracingTests {
     func exportingIsOffUnlessAnEndpointIsConfigured(setting: Setting) async throws {
         let receiver = try Receiver(grpc: setting.usesGRPC)
         let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
-        let server = try await ServeTests.Running(["--unsigned", "--allow-private-networks"], environment: setting.environment(receiver))
+        let server = try await ServeTests.Running(["--unsigned", "--allow-private-networks", "--otlp-propagate-external"],
+                                                  environment: setting.environment(receiver))
         let trace = IncomingTrace()
         #expect(try await Self.get(ServeTests.imagePath("rs:fit:30:30", origin.url("/photo.jpg")), from: server, trace: trace) == 200)
         if setting.exports { _ = try await receiver.spans(including: ["GET /**", "encode"]) }
@@ -281,6 +283,65 @@ struct TracingTests {
         }
         #expect(receiver.records.allSatisfy { $0["unexpected"] == nil }, "\(receiver.records)")
         try await origin.stop()
+    }
+
+    /// Without `--otlp-propagate-external` (imgproxy's default), a client's
+    /// `traceparent` is not continued: the request starts a trace of its
+    /// own, which the origin is sent; with it, the client's trace goes on.
+    @Test(arguments: [false, true])
+    func aClientsTraceIsContinuedOnlyWhenPropagationIsOn(propagates: Bool) async throws {
+        let receiver = try Receiver()
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
+        let server = try await ServeTests.Running(["--unsigned", "--allow-private-networks"] + (propagates ? ["--otlp-propagate-external"] : []),
+                                                  environment: ["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
+                                                                "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"])
+        let trace = IncomingTrace()
+        #expect(try await Self.get(ServeTests.imagePath("rs:fit:30:30", origin.url("/photo.jpg")), from: server, trace: trace) == 200)
+        let spans = try await receiver.spans(including: ["GET /**"])
+        #expect(await server.stop() == 0)
+        let request = try Self.span("GET /**", in: spans)
+        let sent = origin.requests(for: "/photo.jpg").first?.header("traceparent") ?? ""
+        #expect((request.traceID == trace.traceID) == propagates, "\(request.traceID) against the client's \(trace.traceID)")
+        #expect(sent.contains(request.traceID), "the origin is sent the request's trace: \(sent)")
+        try await origin.stop()
+    }
+
+    /// `--otlp-metrics` and `--otlp-logs` (imgproxy's `_ENABLE_METRICS` and
+    /// `_ENABLE_LOGS`) send the server's metrics and log lines to the
+    /// collector too, while /metrics and standard error keep theirs.
+    @Test func metricsAndLogLinesGoToTheCollectorWhenAskedFor() async throws {
+        let receiver = try Receiver()
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(ServeTests.jpeg, contentType: "image/jpeg")])
+        let server = try await ServeTests.Running(["--unsigned", "--allow-private-networks"], environment: [
+            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL": "http",
+            "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS": "true", "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS": "true",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100",
+            "OTEL_METRIC_EXPORT_INTERVAL": "200", "OTEL_BLRP_SCHEDULE_DELAY": "100",
+        ])
+        #expect(try await Self.get(ServeTests.imagePath("rs:fit:30:30", origin.url("/photo.jpg")), from: server, trace: IncomingTrace()) == 200)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let records = receiver.records
+            if records.contains(where: { $0["metric"] != nil }) && records.contains(where: { $0["log"] != nil }) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(await server.stop() == 0)
+        let records = receiver.records
+        let metricNames = Set(records.compactMap { $0["metric"] as? String })
+        let lines = records.compactMap { $0["log"] as? String }
+        #expect(metricNames.contains { $0.hasPrefix("imago_") }, "\(metricNames)")
+        #expect(lines.contains { $0.contains("GET") }, "the request's line: \(lines)")
+        #expect(records.allSatisfy { $0["unexpected"] == nil }, "\(records.filter { $0["unexpected"] != nil })")
+        // Prometheus's /metrics and standard error still have theirs.
+        #expect(server.log.contains("GET"))
+        try await origin.stop()
+    }
+
+    /// Without a collector, metrics and logs over OTLP cannot start.
+    @Test func metricsOverOTLPNeedACollector() async throws {
+        let run = try await ServeTests.serveToExit(["--unsigned", "--otlp-metrics"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("--otlp-metrics"), "\(run.stderr)")
     }
 
     @Test func printConfigNamesTheEndpointAndWhereItCameFrom() async throws {
@@ -308,7 +369,7 @@ struct TracingTests {
             var lines: [String: String] = [:]
             for line in run.stdout.split(separator: "\n") where line.hasPrefix("otlp") {
                 let parts = line.split(separator: " = ", maxSplits: 1).map(String.init)
-                if parts.count == 2 { lines[parts[0]] = parts[1] }
+                if parts.count == 2, ["otlp", "otlp-endpoint", "otlp-protocol"].contains(parts[0]) { lines[parts[0]] = parts[1] }
             }
             return lines
         }
