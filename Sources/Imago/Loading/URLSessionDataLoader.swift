@@ -92,6 +92,9 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
         var received = 0
         var visited: Set<URL>
         var timer: DispatchWorkItem?
+        /// A redirect refused (a loop, too many): the session delivers the
+        /// redirect itself as the response, and the load fails then.
+        var refusedRedirect: (code: DataLoadingError.Code, message: String)?
 
         /// Ends the load: the caller of `load`, or else the body's reader,
         /// gets `error`; without one, the body ends.
@@ -172,6 +175,11 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
                  message: "Content-Length is \(response.expectedContentLength) bytes; the limit is \(limit)")
             return
         }
+        if let refused = entries.withLock({ $0[dataTask.taskIdentifier]?.refusedRedirect }) {
+            completionHandler(.cancel)
+            fail(dataTask, code: refused.code, message: refused.message)
+            return
+        }
         let head = entries.withLock { entries in
             defer { entries[dataTask.taskIdentifier]?.head = nil }
             return entries[dataTask.taskIdentifier]?.head
@@ -206,29 +214,33 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable 
             completionHandler(nil)
             return
         }
-        enum Verdict { case follow, tooMany, loop, unknown }
+        // FoundationNetworking stops the process when this answer reaches a
+        // task cancelled meanwhile ("Received callback for HTTP redirection,
+        // but we're not waiting for it"): a cancelled task is not answered
+        // (its cancellation ends it), and a refused redirect does not
+        // cancel the task here but when the session delivers the redirect
+        // as the response (`refusedRedirect`).
+        guard task.state == .running else { return }
+        enum Verdict { case follow, refused, unknown }
         let target = request.url
+        let maximum = configuration.maximumRedirects
         let verdict = entries.withLock { entries -> Verdict in
             guard var entry = entries[task.taskIdentifier] else { return .unknown }
-            if let target, entry.visited.contains(target) { return .loop }
-            if entry.visited.count > configuration.maximumRedirects { return .tooMany }
-            if let target { entry.visited.insert(target) }
+            if let target, entry.visited.contains(target) {
+                entry.refusedRedirect = (.redirectLoop, "the redirect to \(target.absoluteString) leads back to a URL already visited")
+            } else if entry.visited.count > maximum {
+                entry.refusedRedirect = (.tooManyRedirects, "more than \(maximum) redirects")
+            } else if let target {
+                entry.visited.insert(target)
+            }
             entries[task.taskIdentifier] = entry
-            return .follow
+            return entry.refusedRedirect == nil ? .follow : .refused
         }
         switch verdict {
         case .follow:
             completionHandler(request)
-        case .unknown:
+        case .unknown, .refused:
             completionHandler(nil)
-        // Answer the session first (it must hear back exactly once), then
-        // end the task: later callbacks find no entry and are dropped.
-        case .loop:
-            completionHandler(nil)
-            fail(task, code: .redirectLoop, message: "the redirect to \(target?.absoluteString ?? "?") leads back to a URL already visited")
-        case .tooMany:
-            completionHandler(nil)
-            fail(task, code: .tooManyRedirects, message: "more than \(configuration.maximumRedirects) redirects")
         }
     }
 
