@@ -63,14 +63,19 @@ final class ImageServerEngine: Sendable {
                                                          maximumConnectionsPerHost: configuration.maximumDownloadsPerHost)
         var policy = configuration.sourcePolicy
         policy.allowsS3 = policy.allowsS3 || configuration.s3 != nil
+        policy.allowsGCS = policy.allowsGCS || configuration.gcs != nil
         let s3Loader = configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
         self.s3Loader = s3Loader
+        let gcsLoader = configuration.gcs.map {
+            S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport), service: .googleCloudStorage)
+        }
         let loader = GuardedDataLoader(
             transport: transport,
             policy: policy,
             resolver: configuration.resolver,
             files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
             s3: s3Loader,
+            gcs: gcsLoader,
             downloadsPerHost: configuration.maximumDownloadsPerHost,
             totalDownloads: configuration.maximumConcurrentDownloads,
             hostSlotWait: configuration.hostSlotWait
