@@ -39,8 +39,8 @@ public struct ImageServerError: Error, Sendable, Equatable, CustomStringConverti
         public static let forbiddenSource = Code(name: "forbidden_source", status: 404)
         /// 404: the path's `expires` time has passed.
         public static let expired = Code(name: "expired", status: 404)
-        /// 403: the source's store refused access (S3: wrong credentials, no
-        /// permission, a clock beyond its window).
+        /// 403: the source's store refused access (S3 or GCS: wrong
+        /// credentials, no permission, a clock beyond its window).
         public static let sourceAccessDenied = Code(name: "source_access_denied", status: 403)
         /// 404: the source answered 404, or could not be reached at all (no
         /// such host, connection refused), as imgproxy answers both.

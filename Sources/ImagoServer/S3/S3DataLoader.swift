@@ -5,25 +5,70 @@ import FoundationNetworking
 #endif
 import Imago
 
-/// Loads `s3://BUCKET/KEY` sources from S3 or an S3-compatible store,
-/// signed with AWS Signature Version 4.
+/// Loads `s3://BUCKET/KEY` sources from S3 or an S3-compatible store, and
+/// `gs://BUCKET/KEY` sources from Google Cloud Storage through its XML API
+/// (``Service/googleCloudStorage``), signed with AWS Signature Version 4.
 ///
-/// With an ``Configuration/endpoint`` (MinIO, moto, Ceph...), requests use
+/// With an ``Configuration/endpoint`` (MinIO, moto, Ceph, GCS...), requests use
 /// path-style addresses (`ENDPOINT/BUCKET/KEY`); without one, AWS's
-/// virtual-hosted addresses (`https://BUCKET.s3.REGION.amazonaws.com/KEY`).
+/// virtual-hosted addresses (`https://BUCKET.s3.REGION.amazonaws.com/KEY`),
+/// or GCS's `https://storage.googleapis.com/BUCKET/KEY`.
 /// Without credentials, requests go unsigned (public buckets).
 ///
 /// Answers keep their meaning: a missing key (404) is the source's 404; a
-/// refusal (403: wrong credentials, no permission, a clock beyond S3's
-/// window) is ``ImageServerError/Code/sourceAccessDenied`` with S3's own
-/// code and message; 5xx answers are retried by the transport's policy.
+/// refusal (403: wrong credentials, no permission, a clock beyond the
+/// store's window) is ``ImageServerError/Code/sourceAccessDenied`` with the
+/// store's own code and message; 5xx answers are retried by the transport's
+/// policy; a redirect is not followed (the store is the operator's own).
+///
+/// GCS reads the same requests as S3 when they are signed with an HMAC key
+/// of a service account (its access ID and secret in place of AWS's key
+/// and secret) for the region `auto`:
+///
+/// ```swift
+/// let gcs = S3DataLoader(configuration: .googleCloudStorage(credentials: hmacKey),
+///                        transport: transport, service: .googleCloudStorage)
+/// ```
 public struct S3DataLoader: DataLoading {
+    /// The store a loader reads: the scheme of its sources, the name its
+    /// messages give, and where requests go without an endpoint.
+    public enum Service: Sendable, Hashable, CaseIterable {
+        /// Amazon S3 or an S3-compatible store: `s3://BUCKET/KEY`.
+        case s3
+        /// Google Cloud Storage through its S3-compatible XML API:
+        /// `gs://BUCKET/KEY`, imgproxy's form.
+        case googleCloudStorage
+
+        /// The scheme of its sources: `s3`, `gs`.
+        public var scheme: String {
+            switch self {
+            case .s3: "s3"
+            case .googleCloudStorage: "gs"
+            }
+        }
+
+        /// The name its messages give: `S3`, `GCS`.
+        public var name: String {
+            switch self {
+            case .s3: "S3"
+            case .googleCloudStorage: "GCS"
+            }
+        }
+
+        /// The service whose scheme `scheme` is (any case), or `nil`.
+        public init?(scheme: String?) {
+            guard let scheme = scheme?.lowercased(), let service = Self.allCases.first(where: { $0.scheme == scheme }) else { return nil }
+            self = service
+        }
+    }
+
     /// Where and as whom to load.
     public struct Configuration: Sendable {
         /// The store's base URL for path-style requests (`http://127.0.0.1:9000`);
-        /// `nil` for AWS's virtual-hosted addresses.
+        /// `nil` for AWS's virtual-hosted addresses (GCS:
+        /// ``googleCloudStorageEndpoint``, path-style).
         public var endpoint: URL?
-        /// The region requests are signed for (`AWS_REGION`). Default: `us-east-1`.
+        /// The region requests are signed for (`AWS_REGION`; GCS: `auto`). Default: `us-east-1`.
         public var region: String
         /// The credentials; `nil` sends unsigned requests.
         public var credentials: AWSSignatureV4.Credentials?
@@ -42,52 +87,78 @@ public struct S3DataLoader: DataLoading {
             Configuration(endpoint: endpoint, region: environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1",
                           credentials: .fromEnvironment(environment))
         }
+
+        /// Google Cloud Storage's XML API: `https://storage.googleapis.com`.
+        public static let googleCloudStorageEndpoint = URL(string: "https://storage.googleapis.com")!
+
+        /// Google Cloud Storage through its XML API, signed for the region
+        /// `auto` with an HMAC key (its access ID as
+        /// ``AWSSignatureV4/Credentials/accessKeyID``, its secret as
+        /// ``AWSSignatureV4/Credentials/secretAccessKey``), or unsigned
+        /// without one (public buckets).
+        ///
+        /// - Parameter endpoint: The XML API's scheme, host and port; a path
+        ///   is dropped, as imgproxy's reads drop it: its
+        ///   `IMGPROXY_GCS_ENDPOINT` names the JSON API (`.../storage/v1/`),
+        ///   and its client reads objects from the XML API at that host.
+        ///   Default: ``googleCloudStorageEndpoint``.
+        public static func googleCloudStorage(endpoint: URL = googleCloudStorageEndpoint, credentials: AWSSignatureV4.Credentials?) -> Configuration {
+            var origin = URLComponents(url: endpoint, resolvingAgainstBaseURL: true)
+            origin?.percentEncodedPath = ""
+            origin?.query = nil
+            origin?.fragment = nil
+            return Configuration(endpoint: origin?.url ?? endpoint, region: "auto", credentials: credentials)
+        }
     }
 
     /// Where and as whom.
     public let configuration: Configuration
+    /// The store it reads, and so the scheme of its sources.
+    public let service: Service
     /// What sends the signed HTTP requests (retrying 5xx answers).
     public let transport: any DataLoading
     /// The clock requests are signed with.
     let now: @Sendable () -> Date
 
-    /// Creates a loader.
-    public init(configuration: Configuration, transport: any DataLoading) {
-        self.init(configuration: configuration, transport: transport, now: { Date() })
+    /// Creates a loader of `service`'s sources (`s3://` by default).
+    public init(configuration: Configuration, transport: any DataLoading, service: Service = .s3) {
+        self.init(configuration: configuration, transport: transport, service: service, now: { Date() })
     }
 
-    init(configuration: Configuration, transport: any DataLoading, now: @escaping @Sendable () -> Date) {
+    /// Creates a loader that signs with the time `now` gives (tests check signatures against fixed vectors).
+    package init(configuration: Configuration, transport: any DataLoading, service: Service = .s3, now: @escaping @Sendable () -> Date) {
         self.configuration = configuration
         self.transport = transport
+        self.service = service
         self.now = now
     }
 
-    /// The HTTP URL of `s3://BUCKET/KEY`.
+    /// The HTTP URL of `s3://BUCKET/KEY` (`gs://BUCKET/KEY` for GCS).
     ///
-    /// - Throws: ``ImageServerError/Code/badOptions`` for a URL without a
-    ///   bucket or key; ``ImageServerError/Code/forbiddenSource`` for a key
+    /// - Throws: ``ImageServerError/Code/badOptions`` for a URL of another
+    ///   scheme, or without a bucket or key; ``ImageServerError/Code/forbiddenSource`` for a key
     ///   with a `.` or `..` segment (percent-encoded or not), which a store
     ///   or a proxy that normalises paths would read as another object, or
     ///   another bucket.
     public func objectURL(for source: URL) throws(ImageServerError) -> URL {
-        guard source.scheme?.lowercased() == "s3", let bucket = source.host, !bucket.isEmpty,
+        guard source.scheme?.lowercased() == service.scheme, let bucket = source.host, !bucket.isEmpty,
               let key = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath, key.count > 1 else {
-            throw ImageServerError(.badOptions, "an S3 source is s3://BUCKET/KEY")
+            throw ImageServerError(.badOptions, "\(service.name) sources are \(service.scheme)://BUCKET/KEY")
         }
         // Each key segment percent-encoded once, as S3 signs it.
         let encodedKey = ([""] + (try Self.keySegments(of: source)).map(AWSSignatureV4.encode)).joined(separator: "/")
         let text: String
-        if let endpoint = configuration.endpoint {
+        if let endpoint = configuration.endpoint ?? (service == .googleCloudStorage ? Configuration.googleCloudStorageEndpoint : nil) {
             let base = endpoint.absoluteString.hasSuffix("/") ? String(endpoint.absoluteString.dropLast()) : endpoint.absoluteString
             text = "\(base)/\(AWSSignatureV4.encode(bucket))\(encodedKey)"
         } else {
             text = "https://\(bucket).s3.\(configuration.region).amazonaws.com\(encodedKey)"
         }
-        guard let url = URL(string: text) else { throw ImageServerError(.badOptions, "the S3 source's key cannot be addressed") }
+        guard let url = URL(string: text) else { throw ImageServerError(.badOptions, "the \(service.name) source's key cannot be addressed") }
         return url
     }
 
-    /// The key of `s3://BUCKET/KEY`, split at `/` and percent-decoded.
+    /// The key of `s3://BUCKET/KEY` (or `gs://`), split at `/` and percent-decoded.
     ///
     /// - Throws: ``ImageServerError/Code/forbiddenSource`` for a `.` or `..`
     ///   segment (percent-encoded or not): a store or a proxy that
@@ -98,7 +169,7 @@ public struct S3DataLoader: DataLoading {
             String(segment).removingPercentEncoding ?? String(segment)
         }
         guard !segments.contains(where: { $0 == "." || $0 == ".." }) else {
-            throw ImageServerError(.forbiddenSource, "the S3 key \(key.prefix(200)) has a . or .. segment")
+            throw ImageServerError(.forbiddenSource, "the object key \(key.prefix(200)) has a . or .. segment")
         }
         return segments
     }
@@ -112,7 +183,7 @@ public struct S3DataLoader: DataLoading {
         let url = try objectURL(for: source)
         var outgoing = URLRequest(url: url)
         outgoing.timeoutInterval = request.timeoutInterval
-        // A range and conditions go on to S3 (unsigned: SigV4 signs the host and the x-amz headers).
+        // A range and conditions go on to the store (unsigned: SigV4 signs the host and the x-amz headers).
         for name in ["Range", "If-None-Match", "If-Modified-Since"] {
             if let value = request.value(forHTTPHeaderField: name) { outgoing.setValue(value, forHTTPHeaderField: name) }
         }
@@ -125,13 +196,13 @@ public struct S3DataLoader: DataLoading {
         guard let http = loaded.response as? HTTPURLResponse else { return loaded }
         if http.statusCode == 403 {
             let detail = await Self.errorDetail(loaded.body)
-            throw ImageServerError(.sourceAccessDenied, "S3 refused access to \(source.absoluteString.prefix(300))\(detail)")
+            throw ImageServerError(.sourceAccessDenied, "\(service.name) refused access to \(source.absoluteString.prefix(300))\(detail)")
         }
         // Answered under the source's own URL, as every loader answers.
         return DataLoadingResponse(response: GuardedDataLoader.response(http, as: source), body: loaded.body)
     }
 
-    /// `: CODE: MESSAGE` from S3's XML error body (its first 16 KB), or nothing.
+    /// `: CODE: MESSAGE` from the store's XML error body (its first 16 KB), or nothing.
     static func errorDetail(_ body: AsyncThrowingStream<Data, any Error>) async -> String {
         var data = Data()
         do {

@@ -35,6 +35,8 @@ package struct GuardedDataLoader: DataLoading {
     package let files: FileDataLoader
     /// What reads `s3://BUCKET/KEY` sources when the policy allows them.
     package let s3: S3DataLoader?
+    /// What reads `gs://BUCKET/KEY` sources when the policy allows them.
+    package let gcs: S3DataLoader?
     /// Download slots per host, then in all.
     private(set) var slots: DownloadSlots
 
@@ -49,7 +51,7 @@ package struct GuardedDataLoader: DataLoading {
     ///     once in all, taken after a host's slot (so a slow host's waiting
     ///     downloads hold none), with the same bounded wait.
     package init(transport: any DataLoading, policy: SourcePolicy, resolver: any HostResolving = SystemHostResolver(), maximumRedirects: Int = 5,
-                userAgent: String? = nil, files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil,
+                userAgent: String? = nil, files: FileDataLoader = FileDataLoader(), s3: S3DataLoader? = nil, gcs: S3DataLoader? = nil,
                 downloadsPerHost: Int? = nil, totalDownloads: Int? = nil, hostSlotWait: Double = 5) {
         self.slots = DownloadSlots(perHost: downloadsPerHost, total: totalDownloads, maximumWait: hostSlotWait)
         self.transport = transport
@@ -59,6 +61,7 @@ package struct GuardedDataLoader: DataLoading {
         self.userAgent = userAgent
         self.files = files
         self.s3 = s3
+        self.gcs = gcs
     }
 
     /// Loads `request` hop by hop: each URL is checked before the transport
@@ -86,11 +89,13 @@ package struct GuardedDataLoader: DataLoading {
                 throw ImageServerError(.forbiddenSource, "local:\(url.path.prefix(200)) is not served: \(error.message)")
             }
         }
-        if let url = request.url, url.scheme?.lowercased() == "s3" {
+        if let url = request.url, let service = S3DataLoader.Service(scheme: url.scheme) {
             // The store is the operator's own: no address check, no redirects.
             try policy.check(url)
-            guard let s3 else { throw ImageServerError(.forbiddenSource, "S3 sources are off: the server has no S3 store") }
-            return try await s3.load(request)
+            guard let store = service == .s3 ? s3 : gcs else {
+                throw ImageServerError(.forbiddenSource, "\(service.name) sources are off: the server has no \(service.name) store")
+            }
+            return try await store.load(request)
         }
         var hopRequest = request
         var visited: Set<String> = [request.url?.absoluteString ?? ""]

@@ -56,6 +56,18 @@ public struct SourcePolicy: Sendable, Hashable {
     /// Whether `s3://BUCKET/KEY` sources are read (through the server's
     /// ``S3DataLoader``). Default: `false`.
     public var allowsS3: Bool = false
+    /// Whether `gs://BUCKET/KEY` sources are read (through the server's
+    /// ``S3DataLoader`` for ``S3DataLoader/Service/googleCloudStorage``).
+    /// Default: `false`.
+    public var allowsGCS: Bool = false
+
+    /// Whether `service`'s sources are read.
+    func allows(_ service: S3DataLoader.Service) -> Bool {
+        switch service {
+        case .s3: allowsS3
+        case .googleCloudStorage: allowsGCS
+        }
+    }
 
     /// Creates a policy. By default: any public host, no local files.
     public init(allowedHosts: [HostPattern] = [], allowsPrivateNetworks: Bool = false, localRoot: URL? = nil) {
@@ -74,10 +86,13 @@ public struct SourcePolicy: Sendable, Hashable {
             _ = try localPath(for: url)
             return
         }
-        if url.scheme?.lowercased() == "s3" {
-            guard allowsS3 else { throw ImageServerError(.forbiddenSource, "S3 sources are off: the server has no S3 store (--use-s3)") }
+        if let service = S3DataLoader.Service(scheme: url.scheme) {
+            guard allows(service) else {
+                let flag = service == .s3 ? "--use-s3" : "--use-gcs"
+                throw ImageServerError(.forbiddenSource, "\(service.name) sources are off: the server has no \(service.name) store (\(flag))")
+            }
             guard let host = url.host, !host.isEmpty, url.path.count > 1 else {
-                throw ImageServerError(.forbiddenSource, "an S3 source is s3://BUCKET/KEY")
+                throw ImageServerError(.forbiddenSource, "\(service.name) sources are \(service.scheme)://BUCKET/KEY")
             }
             if !allowedHosts.isEmpty, !allowedHosts.contains(where: { $0.matches(host) }) {
                 throw ImageServerError(.forbiddenSource, "the bucket \(host) is not among the allowed hosts")
@@ -86,7 +101,8 @@ public struct SourcePolicy: Sendable, Hashable {
             return
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            let schemes = ["http", "https"] + (allowsS3 ? ["s3"] : []) + (localRoot == nil ? [] : ["local"])
+            let stores = S3DataLoader.Service.allCases.filter(allows).map(\.scheme)
+            let schemes = ["http", "https"] + stores + (localRoot == nil ? [] : ["local"])
             let allowed = schemes.dropLast().joined(separator: ", ") + " and " + schemes.last!
             throw ImageServerError(.forbiddenSource, "only \(allowed) sources are allowed, not \(url.scheme ?? "a URL without a scheme")")
         }

@@ -29,7 +29,7 @@ import Tracing
 /// off), or the span a tracing middleware opened before it. Its children
 /// are `store.lookup`, `source.fetch`, `decode`, `process`, `encode` and
 /// `store.write` (`animate` for an animation, `svg.sanitize` for an SVG
-/// answer); the requests to HTTP and S3 origins and to an S3 result store
+/// answer); the requests to HTTP, S3 and GCS origins and to a result store in either
 /// carry the trace on in their `traceparent`. The request's log line is
 /// written inside the span, so a logging metadata provider can add its ids.
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)

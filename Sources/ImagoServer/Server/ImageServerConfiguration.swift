@@ -177,6 +177,11 @@ public struct ImageServerConfiguration: Sendable {
     /// How `s3://BUCKET/KEY` sources are loaded; `nil` (the default)
     /// refuses them. Setting it allows them in ``sourcePolicy``.
     public var s3: S3DataLoader.Configuration?
+    /// How `gs://BUCKET/KEY` sources are loaded from Google Cloud Storage,
+    /// through its S3-compatible XML API with an HMAC key
+    /// (``S3DataLoader/Configuration/googleCloudStorage(endpoint:credentials:)``);
+    /// `nil` (the default) refuses them. Setting it allows them in ``sourcePolicy``.
+    public var gcs: S3DataLoader.Configuration?
     /// The most pixels a source may decode to, counted over an animation's
     /// frames (imgproxy's `IMGPROXY_MAX_SRC_RESOLUTION`). Default: 50 megapixels.
     public var maximumSourcePixels: Int
@@ -282,6 +287,7 @@ public struct ImageServerConfiguration: Sendable {
         self.fallbackImage = nil
         self.watermarkOpacity = 1
         self.s3 = nil
+        self.gcs = nil
         self.resultStore = nil
         self.resultStoreTimeout = 3
         self.maximumSourcePixels = ImageDecodingOptions.defaultMaximumPixelCount

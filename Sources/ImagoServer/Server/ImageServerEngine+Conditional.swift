@@ -12,7 +12,7 @@ import Imago
 extension ImageServerEngine {
     /// A 304 when the client's conditional headers (``HTTPCaching/conditionalHeaders(ifNoneMatch:ifModifiedSince:)``)
     /// get one from the source; `nil` when the client sent none, the
-    /// source is not HTTP, S3 or a local file, or it answered anything
+    /// source is not HTTP, S3, GCS or a local file, or it answered anything
     /// else (the body of a 200 is not read: the render loads the source as
     /// usual). A local file has no server to decide: its own validators
     /// are compared with the client's, as a static file server would.
@@ -20,7 +20,7 @@ extension ImageServerEngine {
         let caching = configuration.caching
         let conditions = caching.conditionalHeaders(ifNoneMatch: request["if-none-match"], ifModifiedSince: request["if-modified-since"])
         let scheme = source.scheme?.lowercased() ?? ""
-        guard !conditions.isEmpty, ["http", "https", "s3", "local"].contains(scheme) else { return nil }
+        guard !conditions.isEmpty, ["http", "https", "s3", "gs", "local"].contains(scheme) else { return nil }
         var probe = URLRequest(url: source)
         for (name, value) in conditions { probe.setValue(value, forHTTPHeaderField: name) }
         guard let loaded = try? await loader.load(probe), let response = loaded.response as? HTTPURLResponse else { return nil }

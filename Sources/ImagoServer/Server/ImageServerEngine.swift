@@ -64,8 +64,12 @@ final class ImageServerEngine: Sendable {
                                                          fetching: configuration.sourceFetching)
         var policy = configuration.sourcePolicy
         policy.allowsS3 = policy.allowsS3 || configuration.s3 != nil
+        policy.allowsGCS = policy.allowsGCS || configuration.gcs != nil
         let s3Loader = configuration.s3.map { S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport)) }
         self.s3Loader = s3Loader
+        let gcsLoader = configuration.gcs.map {
+            S3DataLoader(configuration: $0, transport: RetryingDataLoader(wrapping: transport), service: .googleCloudStorage)
+        }
         let loader = GuardedDataLoader(
             transport: transport,
             policy: policy,
@@ -74,6 +78,7 @@ final class ImageServerEngine: Sendable {
             userAgent: configuration.sourceFetching.userAgent,
             files: FileDataLoader(maximumResponseSize: configuration.maximumSourceBytes),
             s3: s3Loader,
+            gcs: gcsLoader,
             downloadsPerHost: configuration.maximumDownloadsPerHost,
             totalDownloads: configuration.maximumConcurrentDownloads,
             hostSlotWait: configuration.hostSlotWait

@@ -6,9 +6,13 @@ import FoundationNetworking
 import Imago
 
 /// A ``ResultStore`` in S3 or an S3-compatible store (`--result-store
-/// s3://BUCKET/PREFIX`): one object per result under `PREFIX/`, named by
-/// the SHA-256 of its key, with its content type and the entity tag and
-/// time in `x-amz-meta-imago-*` metadata. A PUT replaces an object whole.
+/// s3://BUCKET/PREFIX`), or in Google Cloud Storage through its XML API
+/// (`gs://BUCKET/PREFIX`, with a loader for
+/// ``S3DataLoader/Service/googleCloudStorage``): one object per result
+/// under `PREFIX/`, named by the SHA-256 of its key, with its content type
+/// and the entity tag and time in `x-amz-meta-imago-*` metadata (read back
+/// as `x-goog-meta-imago-*` too, GCS's own name for it). A PUT replaces an
+/// object whole.
 public struct S3ResultStore: ResultStore {
     /// The bucket.
     public let bucket: String
@@ -26,7 +30,7 @@ public struct S3ResultStore: ResultStore {
 
     private func objectURL(for key: String) -> URL {
         let name = Self.objectName(for: key)
-        return URL(string: "s3://\(bucket)/" + (prefix.isEmpty ? "" : prefix + "/") + name)!
+        return URL(string: "\(loader.service.scheme)://\(bucket)/" + (prefix.isEmpty ? "" : prefix + "/") + name)!
     }
 
     public func result(for key: String) async throws -> StoredResult? {
@@ -36,12 +40,16 @@ public struct S3ResultStore: ResultStore {
             if http.statusCode == 404 { return nil }
             throw ImageServerError(.sourceFailed, "the result store answered \(http.statusCode)")
         }
+        // GCS may answer the metadata written as x-amz-meta-* under its own prefix.
+        func metadata(_ name: String) -> String? {
+            http.value(forHTTPHeaderField: "x-amz-meta-imago-" + name) ?? http.value(forHTTPHeaderField: "x-goog-meta-imago-" + name)
+        }
         guard let type = http.value(forHTTPHeaderField: "Content-Type"),
-              let etag = http.value(forHTTPHeaderField: "x-amz-meta-imago-etag"),
-              let stored = http.value(forHTTPHeaderField: "x-amz-meta-imago-stored").flatMap(Double.init),
-              let length = http.value(forHTTPHeaderField: "x-amz-meta-imago-length").flatMap(Int.init), length == data.count else { return nil }
+              let etag = metadata("etag"),
+              let stored = metadata("stored").flatMap(Double.init),
+              let length = metadata("length").flatMap(Int.init), length == data.count else { return nil }
         return StoredResult(data: data, contentType: type, etag: etag, storedAt: Date(timeIntervalSince1970: stored),
-                            sourceCacheHeaders: SourceCacheHeaders(storedForm: http.value(forHTTPHeaderField: "x-amz-meta-imago-source") ?? ""))
+                            sourceCacheHeaders: SourceCacheHeaders(storedForm: metadata("source") ?? ""))
     }
 
     public func store(_ result: StoredResult, for key: String) async throws {

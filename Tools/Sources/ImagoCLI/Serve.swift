@@ -20,7 +20,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         URLs: /SIGNATURE/OPTIONS.../plain/PERCENT-ENCODED-SOURCE[@EXT] or /SIGNATURE/OPTIONS.../BASE64URL-SOURCE[.EXT],
         where SIGNATURE = base64url(HMAC-SHA256(key, salt + path)) without padding. /SIGNATURE/info/plain/SOURCE describes \
-        the source as JSON. Sources: http(s) URLs, s3://BUCKET/KEY (--use-s3), local:///PATH (--local-root). Also GET /health, GET /health/live, GET /health/ready (503 once a drain starts) and GET /metrics.
+        the source as JSON. Sources: http(s) URLs, s3://BUCKET/KEY (--use-s3), gs://BUCKET/KEY (--use-gcs), local:///PATH (--local-root). Also GET /health, GET /health/live, GET /health/ready (503 once a drain starts) and GET /metrics.
         Options follow imgproxy, with its sizes to the pixel: rs/resize, s/size, rt/resizing_type \
         (fit|fill|fill-down|force|auto), w, h, mw/min-width, mh/min-height, z/zoom, dpr, el/enlarge, \
         ex/extend and exar/extend_aspect_ratio (with a gravity), g/gravity (ce|no|so|ea|we|noea|nowe|soea|sowe \
@@ -130,7 +130,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The region S3 requests are signed for (IMGPROXY_S3_REGION). Default: AWS_REGION, else us-east-1.")
     var s3Region: String?
 
-    @Option(help: "Keep rendered images for every replica: file:///DIR, or s3://BUCKET/PREFIX with --use-s3. A render is written once and answered from the store after.")
+    @Flag(help: "Serve gs://BUCKET/KEY sources from Google Cloud Storage through its S3-compatible XML API, signed with the HMAC key in IMAGO_GCS_HMAC_ACCESS_ID and IMAGO_GCS_HMAC_SECRET, unsigned without one (IMGPROXY_USE_GCS; a service-account IMGPROXY_GCS_KEY cannot be used).")
+    var useGcs = false
+
+    @Option(help: "The GCS XML API's URL: its scheme, host and port; a path, such as the JSON API's /storage/v1/ in imgproxy's variable, is not used (IMGPROXY_GCS_ENDPOINT). Default: https://storage.googleapis.com.")
+    var gcsEndpoint: String?
+
+    @Option(help: "Keep rendered images for every replica: file:///DIR, s3://BUCKET/PREFIX with --use-s3, or gs://BUCKET/PREFIX with --use-gcs. A render is written once and answered from the store after.")
     var resultStore: String?
 
     @Option(help: "The most seconds a result-store lookup or write may take; a slower lookup is a miss, a slower write is given up.")
@@ -344,10 +350,11 @@ struct Serve: AsyncParsableCommand {
         guard svgRasterizerTimeout > 0, svgRasterizerTimeout.isFinite else { throw ValidationError("--svg-rasterizer-timeout must be a positive number of seconds.") }
         guard (64...1_048_576).contains(svgRasterizerMemory) else { throw ValidationError("--svg-rasterizer-memory must be from 64 to 1048576 MiB.") }
         if let resultStore {
-            guard let url = URL(string: resultStore), ["file", "s3"].contains(url.scheme?.lowercased() ?? "") else {
-                throw ValidationError("--result-store must be file:///DIR or s3://BUCKET/PREFIX.")
+            guard let url = URL(string: resultStore), ["file", "s3", "gs"].contains(url.scheme?.lowercased() ?? "") else {
+                throw ValidationError("--result-store must be file:///DIR, s3://BUCKET/PREFIX or gs://BUCKET/PREFIX.")
             }
             if url.scheme?.lowercased() == "s3", !useS3 { throw ValidationError("--result-store s3://... needs --use-s3.") }
+            if url.scheme?.lowercased() == "gs", !useGcs { throw ValidationError("--result-store gs://... needs --use-gcs.") }
         }
         if let s3Endpoint {
             guard let url = URL(string: s3Endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -355,6 +362,13 @@ struct Serve: AsyncParsableCommand {
             }
             if !useS3 { throw ValidationError("--s3-endpoint needs --use-s3.") }
         }
+        if let gcsEndpoint {
+            guard let url = URL(string: gcsEndpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--gcs-endpoint must be an http or https URL.")
+            }
+            if !useGcs { throw ValidationError("--gcs-endpoint needs --use-gcs.") }
+        }
+        if useGcs { _ = try Self.gcsCredentials(ProcessInfo.processInfo.environment) }
         if !(1...100).contains(quality) { throw ValidationError("--quality must be from 1 to 100.") }
         _ = try formatQualities()
         guard maxSrcResolution.isFinite, maxSrcResolution > 0, maxSrcResolution <= 10_000 else {
@@ -501,6 +515,36 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// The variables that hold the HMAC key `--use-gcs` signs with.
+    static let gcsAccessIDVariable = "IMAGO_GCS_HMAC_ACCESS_ID", gcsSecretVariable = "IMAGO_GCS_HMAC_SECRET"
+
+    /// The HMAC key GCS requests are signed with, from `environment`; `nil`
+    /// for unsigned requests (public buckets).
+    ///
+    /// - Throws: `ValidationError` when only one of the two variables is
+    ///   set, or when neither is and `IMGPROXY_GCS_KEY` is: a
+    ///   service-account key needs Google's OAuth, which this server does
+    ///   not speak, and reading unsigned instead would fail on every
+    ///   private object.
+    static func gcsCredentials(_ environment: [String: String]) throws -> AWSSignatureV4.Credentials? {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        switch (value(gcsAccessIDVariable), value(gcsSecretVariable)) {
+        case let (id?, secret?):
+            return AWSSignatureV4.Credentials(accessKeyID: id, secretAccessKey: secret)
+        case (_?, nil), (nil, _?):
+            throw ValidationError("--use-gcs needs both \(gcsAccessIDVariable) and \(gcsSecretVariable) (an HMAC key's access ID and secret), or neither for unsigned requests.")
+        case (nil, nil):
+            if value("IMGPROXY_GCS_KEY") != nil {
+                throw ValidationError("""
+                    IMGPROXY_GCS_KEY is a service-account key, which imago serve cannot use: it reads GCS through the XML API, signed with an HMAC key. \
+                    Create one for the service account (gcloud storage hmac create SERVICE_ACCOUNT_EMAIL) and set \(gcsAccessIDVariable) and \(gcsSecretVariable) \
+                    to its access ID and secret, or unset IMGPROXY_GCS_KEY to read public buckets unsigned.
+                    """)
+            }
+            return nil
+        }
+    }
+
     /// The effective configuration, one `flag = value` line each, secrets masked.
     func configurationLines() -> [String] {
         func masked(_ values: [String]) -> String { values.isEmpty ? "(none)" : values.map { _ in "***" }.joined(separator: ", ") }
@@ -518,6 +562,7 @@ struct Serve: AsyncParsableCommand {
             ("allow-loopback-sources", "\(allowLoopbackSources)"), ("allow-private-sources", "\(allowPrivateSources)"),
             ("allow-link-local-sources", "\(allowLinkLocalSources)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
+            ("use-gcs", "\(useGcs)"), ("gcs-endpoint", gcsEndpoint ?? "(\(S3DataLoader.Configuration.googleCloudStorageEndpoint.absoluteString))"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
@@ -622,9 +667,14 @@ struct Serve: AsyncParsableCommand {
             if let s3Region { s3.region = s3Region }
             configuration.s3 = s3
         }
+        if useGcs {
+            let endpoint = gcsEndpoint.flatMap(URL.init(string:)) ?? S3DataLoader.Configuration.googleCloudStorageEndpoint
+            configuration.gcs = .googleCloudStorage(endpoint: endpoint, credentials: try Self.gcsCredentials(ProcessInfo.processInfo.environment))
+        }
         if let resultStore, let url = URL(string: resultStore) {
-            if url.scheme?.lowercased() == "s3", let s3 = configuration.s3, let bucket = url.host {
-                let loader = S3DataLoader(configuration: s3, transport: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()))
+            if let service = S3DataLoader.Service(scheme: url.scheme), let store = service == .s3 ? configuration.s3 : configuration.gcs,
+               let bucket = url.host {
+                let loader = S3DataLoader(configuration: store, transport: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()), service: service)
                 configuration.resultStore = S3ResultStore(bucket: bucket, prefix: url.path, loader: loader)
             } else {
                 do {

@@ -28,7 +28,7 @@ enum ServeEnvironment {
         "arguments-separator": .option, "enable-client-hints": .flag, "skip-processing-formats": .option, "always-rasterize-svg": .flag, "head-renders": .option,
         "allow-host": .repeated, "allow-private-networks": .flag,
         "allow-loopback-sources": .flag, "allow-private-sources": .flag, "allow-link-local-sources": .flag, "local-root": .option, "cache-dir": .option,
-        "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "result-store": .option, "result-store-timeout": .option,
+        "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "use-gcs": .flag, "gcs-endpoint": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
         "etag": .option, "etag-hash": .option, "etag-buster": .option, "last-modified": .option, "last-modified-buster": .option,
         "cache-control-passthrough": .flag, "error-cache-control": .option,
@@ -72,6 +72,8 @@ enum ServeEnvironment {
         "IMGPROXY_LAST_MODIFIED_ENABLED": "last-modified", "IMGPROXY_USE_LAST_MODIFIED": "last-modified",
         "IMGPROXY_LAST_MODIFIED_BUSTER": "last-modified-buster", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "cache-control-passthrough",
         "IMGPROXY_USE_S3": "use-s3", "IMGPROXY_S3_ENDPOINT": "s3-endpoint", "IMGPROXY_S3_REGION": "s3-region",
+        // IMGPROXY_GCS_KEY is not mapped: a service-account key cannot be used (Serve.gcsCredentials says so at start).
+        "IMGPROXY_USE_GCS": "use-gcs", "IMGPROXY_GCS_ENDPOINT": "gcs-endpoint",
         "IMGPROXY_ENABLE_WEBP_DETECTION": "auto-webp", "IMGPROXY_AUTO_WEBP": "auto-webp", "IMGPROXY_ENFORCE_WEBP": "enforce-webp",
         "IMGPROXY_ENABLE_AVIF_DETECTION": "auto-avif", "IMGPROXY_AUTO_AVIF": "auto-avif", "IMGPROXY_ENFORCE_AVIF": "enforce-avif",
         "IMGPROXY_AUTO_JXL": "auto-jxl", "IMGPROXY_ENFORCE_JXL": "enforce-jxl",

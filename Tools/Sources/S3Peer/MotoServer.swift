@@ -57,15 +57,70 @@ public final class MotoServer: @unchecked Sendable {
     }
 
     /// An unsigned PUT of a bucket (`/BUCKET`) or an object (`/BUCKET/KEY`),
-    /// as moto accepts by default; the status.
-    public func put(_ path: String, _ body: Data = Data(), contentType: String? = nil) async throws -> Int {
+    /// as moto accepts by default (until ``requireSignatures()``), with
+    /// `headers` added (`x-amz-acl: public-read` for an object anyone may
+    /// read unsigned); the status.
+    public func put(_ path: String, _ body: Data = Data(), contentType: String? = nil, headers: [String: String] = [:]) async throws -> Int {
         var request = HTTPClientRequest(url: endpoint.absoluteString + path)
         request.method = .PUT
         request.body = .bytes(ByteBuffer(bytes: body))
         if let contentType { request.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         _ = try await response.body.collect(upTo: 1 << 20)
         return Int(response.status.code)
+    }
+
+    /// Makes moto check every later request as S3 does: a signature made
+    /// with a key it knows, by a user allowed the action. Creates an IAM
+    /// user allowed everything on S3 and an access key for it, then turns
+    /// moto's authentication on; returns the key. From then on a wrong
+    /// secret is S3's `403 SignatureDoesNotMatch`, and unsigned requests
+    /// reach only objects put `public-read` before.
+    public func requireSignatures() async throws -> (accessKeyID: String, secretAccessKey: String) {
+        // While authentication is off, moto reads the service from the credential scope only.
+        func iam(_ parameters: [(String, String)]) async throws -> String {
+            var form = URLComponents()
+            form.queryItems = ([("Version", "2010-05-08")] + parameters).map { URLQueryItem(name: $0.0, value: $0.1) }
+            // A form body: `+` is a space there, so it is encoded.
+            let body = (form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+            var request = HTTPClientRequest(url: endpoint.absoluteString + "/")
+            request.method = .POST
+            request.headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.headers.replaceOrAdd(name: "Authorization",
+                                         value: "AWS4-HMAC-SHA256 Credential=setup/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0")
+            request.body = .bytes(ByteBuffer(string: body))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            guard response.status == .ok else { throw Refused(step: parameters.first?.1 ?? "?", answer: text) }
+            return text
+        }
+        func element(_ name: String, in text: String) -> String? {
+            guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
+            return String(text[start.upperBound..<end.lowerBound])
+        }
+        let policy = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#
+        _ = try await iam([("Action", "CreateUser"), ("UserName", "imago")])
+        _ = try await iam([("Action", "PutUserPolicy"), ("UserName", "imago"), ("PolicyName", "s3"), ("PolicyDocument", policy)])
+        let created = try await iam([("Action", "CreateAccessKey"), ("UserName", "imago")])
+        guard let id = element("AccessKeyId", in: created), let secret = element("SecretAccessKey", in: created) else {
+            throw Refused(step: "CreateAccessKey", answer: created)
+        }
+        // Authentication on from the next request (moto counts requests made without it).
+        var reset = HTTPClientRequest(url: endpoint.absoluteString + "/moto-api/reset-auth")
+        reset.method = .POST
+        reset.body = .bytes(ByteBuffer(string: "0"))
+        let response = try await HTTPClient.shared.execute(reset, timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        guard response.status == .ok else { throw Refused(step: "reset-auth", answer: text) }
+        return (id, secret)
+    }
+
+    /// moto refused a step of ``requireSignatures()``.
+    public struct Refused: Error, CustomStringConvertible {
+        public let step: String
+        public let answer: String
+        public var description: String { "moto refused \(step): \(answer.prefix(500))" }
     }
 
     /// moto is not installed, or did not start.

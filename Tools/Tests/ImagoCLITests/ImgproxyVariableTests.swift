@@ -148,6 +148,8 @@ import Testing
         Row("IMGPROXY_USE_S3", "true", "use-s3 = true"),
         Row("IMGPROXY_S3_ENDPOINT", "http://127.0.0.1:9000", "s3-endpoint = http://127.0.0.1:9000", with: [("IMGPROXY_USE_S3", "true")]),
         Row("IMGPROXY_S3_REGION", "eu-west-1", "s3-region = eu-west-1", with: [("IMGPROXY_USE_S3", "true")]),
+        Row("IMGPROXY_USE_GCS", "true", "use-gcs = true"),
+        Row("IMGPROXY_GCS_ENDPOINT", "http://127.0.0.1:4443", "gcs-endpoint = http://127.0.0.1:4443", with: [("IMGPROXY_USE_GCS", "true")]),
         Row("IMGPROXY_USER_AGENT", "thumbs/%current_version", "user-agent = thumbs/\(ImagoVersion.current)"),
         Row("IMGPROXY_DOWNLOAD_TIMEOUT", "8", "download-timeout = 8.0"),
         Row("IMGPROXY_MAX_REDIRECTS", "3", "max-redirects = 3"),

@@ -259,6 +259,88 @@ import FoundationNetworking
         #expect(!text.contains("736563726574") && !text.contains("68656c6c6f"))
     }
 
+    /// `gs://` sources through GCS's XML API, from imgproxy's variables and
+    /// the HMAC key in IMAGO_GCS_HMAC_*: the endpoint's JSON API path is
+    /// dropped, every request is signed for the region auto, the store needs
+    /// no private-network switch (it is the operator's own), and the
+    /// service-account key, unused beside an HMAC key, is named in the warning.
+    @Test func gcsSourcesAreSignedWithTheHMACKeyFromTheEnvironment() async throws {
+        let store = try await LoopbackServer.start(routes: ["/photos/a.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        let server = try await Running(["--unsigned"], environment: [
+            "IMGPROXY_USE_GCS": "true", "IMGPROXY_GCS_ENDPOINT": store.baseURL.absoluteString + "/storage/v1/",
+            "IMAGO_GCS_HMAC_ACCESS_ID": "GOOG1EEXAMPLE", "IMAGO_GCS_HMAC_SECRET": "hmac-secret", "IMGPROXY_GCS_KEY": #"{"type": "service_account"}"#,
+        ])
+        let response = try await server.get(Self.imagePath("rs:fit:50:50", URL(string: "gs://photos/a.jpg")!))
+        #expect(response.status == 200)
+        #expect(try ImageDecoders.info(for: response.body).width == 50)
+        #expect(store.requestCount(for: "/photos/a.jpg") == 1)
+        let authorization = store.requests(for: "/photos/a.jpg").first?.header("Authorization") ?? ""
+        #expect(authorization.hasPrefix("AWS4-HMAC-SHA256 Credential=GOOG1EEXAMPLE/") && authorization.contains("/auto/s3/aws4_request,"), "\(authorization)")
+        #expect(await server.stop() == 0)
+        #expect(server.log.contains("IMGPROXY_GCS_KEY is an imgproxy setting imago serve does not read"), "\(server.log)")
+        try await store.stop()
+    }
+
+    /// A start-up that must be refused, and what its message must say.
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        let environment: [String: String]
+        let message: String
+        var testDescription: String { "\(arguments.joined(separator: " ")) \(environment.keys.sorted())" }
+    }
+
+    /// What `imago serve` refuses to start with, for GCS: each a usage error
+    /// that says what to set instead.
+    @Test(arguments: [
+        // A service-account key with no HMAC key: it cannot be used, and unsigned reads would fail on every private object.
+        Refusal(arguments: ["--unsigned", "--use-gcs"], environment: ["IMGPROXY_GCS_KEY": #"{"type": "service_account"}"#],
+                message: "set IMAGO_GCS_HMAC_ACCESS_ID and IMAGO_GCS_HMAC_SECRET"),
+        Refusal(arguments: ["--unsigned"], environment: ["IMGPROXY_USE_GCS": "true", "IMGPROXY_GCS_KEY": "{}"],
+                message: "IMGPROXY_GCS_KEY is a service-account key, which imago serve cannot use"),
+        Refusal(arguments: ["--unsigned", "--use-gcs"], environment: ["IMAGO_GCS_HMAC_ACCESS_ID": "GOOG1EEXAMPLE"],
+                message: "--use-gcs needs both IMAGO_GCS_HMAC_ACCESS_ID and IMAGO_GCS_HMAC_SECRET"),
+        Refusal(arguments: ["--unsigned", "--use-gcs"], environment: ["IMAGO_GCS_HMAC_SECRET": "hmac-secret"], message: "--use-gcs needs both"),
+        Refusal(arguments: ["--unsigned", "--gcs-endpoint", "http://127.0.0.1:4443"], environment: [:], message: "--gcs-endpoint needs --use-gcs"),
+        Refusal(arguments: ["--unsigned", "--use-gcs", "--gcs-endpoint", "ftp://storage.example.com"], environment: [:],
+                message: "--gcs-endpoint must be an http or https URL"),
+        Refusal(arguments: ["--unsigned", "--use-gcs", "--gcs-endpoint", "storage.googleapis.com"], environment: [:],
+                message: "--gcs-endpoint must be an http or https URL"),
+        Refusal(arguments: ["--unsigned", "--result-store", "gs://results/renders"], environment: [:], message: "--result-store gs://... needs --use-gcs"),
+    ])
+    func gcsStartUpValuesThatAreRefused(_ refusal: Refusal) async throws {
+        var environment = refusal.environment
+        // Whatever the test runner's own environment holds: unset (an empty value counts as unset).
+        for name in ["IMGPROXY_USE_GCS", "IMGPROXY_GCS_KEY", "IMGPROXY_GCS_ENDPOINT", "IMAGO_GCS_HMAC_ACCESS_ID", "IMAGO_GCS_HMAC_SECRET"]
+        where environment[name] == nil {
+            environment[name] = ""
+        }
+        let run = try await Self.serveToExit(refusal.arguments + ["--port", "0", "--no-cache"], environment: environment)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(refusal.message), "\(run.stderr)")
+    }
+
+    /// `--print-config` shows the GCS flags, never the HMAC secret.
+    @Test func printConfigShowsGCSButNotItsSecret() async throws {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["serve", "--print-config", "--unsigned"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["IMGPROXY_USE_GCS"] = "true"
+        environment["IMGPROXY_GCS_ENDPOINT"] = "http://127.0.0.1:4443"
+        environment["IMAGO_GCS_HMAC_ACCESS_ID"] = "GOOG1EEXAMPLE"
+        environment["IMAGO_GCS_HMAC_SECRET"] = "hmac-secret-value"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.startTiedToThisProcess()
+        let text = try await offTheTestThreads { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        await process.exited()
+        #expect(process.terminationStatus == 0)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        #expect(lines.contains("use-gcs = true") && lines.contains("gcs-endpoint = http://127.0.0.1:4443"), "\(text)")
+        #expect(!text.contains("hmac-secret-value"))
+    }
+
     @Test func aPortInUseExitsOne() async throws {
         let first = try await Running(["--unsigned"])
         let second = try await Self.serveToExit(["--unsigned", "--no-cache", "--port", String(first.port)])

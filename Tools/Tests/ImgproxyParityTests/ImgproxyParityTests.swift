@@ -36,7 +36,7 @@ import Testing
         let origin = try await LoopbackServer.start(handler: { request in
             fixtures[String(request.path.dropFirst())].map { ServedResponse.ok($0, contentType: nil) }
         })
-        // moto stands in for S3 when a case uses it: bucket test-bucket holds test1.png.
+        // moto stands in for S3, and for GCS's XML API, when a case uses them: bucket test-bucket holds test1.png.
         let moto = try await Self.s3Peer(for: cases.filter(\.runs), fixtures: fixtures)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         var results: [(ParityCase, String?)] = []   // nil: passed
@@ -52,6 +52,10 @@ import Testing
             if let moto, Self.usesS3(environment) {
                 environment.merge(["IMGPROXY_S3_ENDPOINT": moto.endpoint.absoluteString, "AWS_ACCESS_KEY_ID": "testing",
                                    "AWS_SECRET_ACCESS_KEY": "testing"]) { given, _ in given }
+            }
+            if let moto, Self.usesGCS(environment) {
+                environment.merge(["IMGPROXY_GCS_ENDPOINT": moto.endpoint.absoluteString, "IMAGO_GCS_HMAC_ACCESS_ID": "testing",
+                                   "IMAGO_GCS_HMAC_SECRET": "testing"]) { given, _ in given }
             }
             let server: ServeProcess
             do {
@@ -118,10 +122,15 @@ import Testing
         ["1", "t", "true", "yes", "on"].contains(environment["IMGPROXY_USE_S3"]?.lowercased() ?? "")
     }
 
-    /// moto, started when a case turns S3 on, with bucket `test-bucket`
+    /// Whether `environment` turns imgproxy's GCS sources on.
+    static func usesGCS(_ environment: [String: String]) -> Bool {
+        ["1", "t", "true", "yes", "on"].contains(environment["IMGPROXY_USE_GCS"]?.lowercased() ?? "")
+    }
+
+    /// moto, started when a case turns S3 or GCS on, with bucket `test-bucket`
     /// holding `test1.png` (imgproxy's storage tests' object); else `nil`.
     static func s3Peer(for cases: [ParityCase], fixtures: [String: Data]) async throws -> MotoServer? {
-        guard cases.contains(where: { usesS3($0.serverEnvironment) }) else { return nil }
+        guard cases.contains(where: { usesS3($0.serverEnvironment) || usesGCS($0.serverEnvironment) }) else { return nil }
         let moto = try await MotoServer()
         #expect(try await moto.put("/test-bucket") == 200)
         #expect(try await moto.put("/test-bucket/test1.png", fixtures["test1.png"]!, contentType: "image/png") == 200)
