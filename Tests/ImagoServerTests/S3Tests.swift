@@ -67,6 +67,13 @@ import FoundationNetworking
         let aws = S3DataLoader(configuration: .init(region: "eu-west-1"), transport: FileDataLoader())
         #expect(try aws.objectURL(for: URL(string: "s3://photos/a.jpg")!).absoluteString == "https://photos.s3.eu-west-1.amazonaws.com/a.jpg")
         #expect(throws: ImageServerError.self) { try aws.objectURL(for: URL(string: "s3://photos")!) }
+        // A version after the separator: S3's versionId (encoded), GCS's generation (a positive number, else none).
+        #expect(try withEndpoint.objectURL(for: URL(string: "s3://photos/a.jpg?3/L4kqtJl+v")!).absoluteString
+                == "http://127.0.0.1:9000/photos/a.jpg?versionId=3%2FL4kqtJl%2Bv")
+        let gcs = S3DataLoader(configuration: .googleCloudStorage(credentials: nil), transport: FileDataLoader(), service: .googleCloudStorage)
+        #expect(try gcs.objectURL(for: URL(string: "gs://photos/a.jpg?1700000000000001")!).absoluteString
+                == "https://storage.googleapis.com/photos/a.jpg?generation=1700000000000001")
+        #expect(try gcs.objectURL(for: URL(string: "gs://photos/a.jpg?latest")!).absoluteString == "https://storage.googleapis.com/photos/a.jpg")
     }
 
     // MARK: A real S3-compatible server
@@ -126,6 +133,64 @@ import FoundationNetworking
             #expect(refused.status == .notFound)
             #expect(refused.errorCode == "forbidden_source")
         }
+    }
+
+    /// A signed PUT that answers the object's version (`x-amz-version-id`).
+    static func putVersion(_ url: URL, _ body: Data, contentType: String) async throws -> String? {
+        let signer = AWSSignatureV4(credentials: credentials, region: "us-east-1", service: "s3")
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .PUT
+        request.body = .bytes(ByteBuffer(bytes: body))
+        for (name, value) in signer.signedHeaders(method: "PUT", url: url, headers: ["Content-Type": contentType],
+                                                  payloadHash: AWSSignatureV4.payloadHash(of: body), date: Date()) where name != "host" {
+            request.headers.replaceOrAdd(name: name, value: value)
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return response.headers.first(name: "x-amz-version-id")
+    }
+
+    /// imgproxy's bucket lists (`IMGPROXY_S3_ALLOWED_BUCKETS`,
+    /// `_DENIED_BUCKETS`) and object versions after the query separator
+    /// (`s3://BUCKET/KEY?VERSION`; `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`).
+    @Test func bucketListsAndObjectVersions() async throws {
+        let moto = try await Moto()
+        #expect(try await Self.put(moto.endpoint.appendingPathComponent("photos")) == 200)
+        #expect(try await Self.put(moto.endpoint.appendingPathComponent("private")) == 200)
+        let versioning = Data("<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>".utf8)
+        #expect(try await Self.put(URL(string: "\(moto.endpoint)/photos?versioning")!, versioning) == 200)
+        let object = URL(string: "\(moto.endpoint)/photos/a.png")!
+        let first = try #require(try await Self.putVersion(object, Fixture.png, contentType: "image/png"))
+        let second = try #require(try await Self.putVersion(object, Fixture.jpeg, contentType: "image/jpeg"))
+        #expect(first != second)
+        #expect(try await Self.put(URL(string: "\(moto.endpoint)/private/a.png")!, Fixture.png, contentType: "image/png") == 200)
+        func served(_ configure: @escaping (inout S3DataLoader.Configuration) -> Void, _ sources: [String]) async throws -> [(Int, String?, String?)] {
+            var store = S3DataLoader.Configuration(endpoint: moto.endpoint, region: "us-east-1", credentials: Self.credentials)
+            configure(&store)
+            let configuration = Fixture.configuration { $0.s3 = store }
+            return try await Fixture.withServer(configuration) { client, _ in
+                var answers: [(Int, String?, String?)] = []
+                for source in sources {
+                    let response = try await client.execute(uri: Fixture.path("w:40", URL(string: source)!), method: .get)
+                    answers.append((Int(response.status.code), response.header("Content-Type"), response.errorCode))
+                }
+                return answers
+            }
+        }
+        // The latest version, the first one by its id, the second by its id.
+        let versions = try await served({ _ in }, ["s3://photos/a.png", "s3://photos/a.png?\(first)", "s3://photos/a.png?\(second)"])
+        #expect(versions.map(\.1) == ["image/jpeg", "image/png", "image/jpeg"], "\(versions)")
+        // With no separator the query is part of the key, which does not exist.
+        let noSeparator = try await served({ $0.versionSeparator = "" }, ["s3://photos/a.png?\(first)"])
+        #expect(noSeparator.map(\.0) == [404] && noSeparator.first?.2 == "source_not_found", "\(noSeparator)")
+        // A separator of one's own.
+        let atSign = try await served({ $0.versionSeparator = "@" }, ["s3://photos/a.png@\(first)"])
+        #expect(atSign.map(\.1) == ["image/png"], "\(atSign)")
+        // Only the allowed buckets; never the denied ones.
+        let allowed = try await served({ $0.allowedBuckets = ["photos"] }, ["s3://photos/a.png", "s3://private/a.png"])
+        #expect(allowed.map(\.0) == [200, 404] && allowed.last?.2 == "forbidden_source", "\(allowed)")
+        let denied = try await served({ $0.deniedBuckets = ["private"] }, ["s3://photos/a.png", "s3://private/a.png"])
+        #expect(denied.map(\.0) == [200, 404] && denied.last?.2 == "forbidden_source", "\(denied)")
     }
 
     /// S3 answers an object stored without a type as `binary/octet-stream`

@@ -72,12 +72,30 @@ public struct S3DataLoader: DataLoading {
         public var region: String
         /// The credentials; `nil` sends unsigned requests.
         public var credentials: AWSSignatureV4.Credentials?
+        /// The only buckets sources may name; empty: any (imgproxy's
+        /// `IMGPROXY_S3_ALLOWED_BUCKETS`, `_GCS_ALLOWED_BUCKETS`).
+        public var allowedBuckets: Set<String> = []
+        /// Buckets sources may not name (imgproxy's
+        /// `IMGPROXY_S3_DENIED_BUCKETS`, `_GCS_DENIED_BUCKETS`). Another
+        /// bucket is `404 forbidden_source`, and never asked.
+        public var deniedBuckets: Set<String> = []
+        /// What separates a source's key from the object's version
+        /// (`s3://BUCKET/KEY?VERSION`): S3's `versionId`, GCS's
+        /// `generation` (a positive number; anything else is ignored, as
+        /// imgproxy does). `nil` or empty: none, the whole text is the key
+        /// (imgproxy's `IMGPROXY_SOURCE_URL_QUERY_SEPARATOR`). Default: `?`.
+        public var versionSeparator: String? = "?"
 
         /// Creates a configuration.
         public init(endpoint: URL? = nil, region: String = "us-east-1", credentials: AWSSignatureV4.Credentials? = nil) {
             self.endpoint = endpoint
             self.region = region
             self.credentials = credentials
+        }
+
+        /// Whether sources may name `bucket`.
+        public func allows(bucket: String) -> Bool {
+            (allowedBuckets.isEmpty || allowedBuckets.contains(bucket)) && !deniedBuckets.contains(bucket)
         }
 
         /// The region and credentials from the standard variables (`AWS_REGION`
@@ -141,18 +159,26 @@ public struct S3DataLoader: DataLoading {
     ///   or a proxy that normalises paths would read as another object, or
     ///   another bucket.
     public func objectURL(for source: URL) throws(ImageServerError) -> URL {
-        guard source.scheme?.lowercased() == service.scheme, let bucket = source.host, !bucket.isEmpty,
-              let key = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath, key.count > 1 else {
+        let (key, version) = Self.keyAndVersion(of: source, separator: configuration.versionSeparator)
+        guard source.scheme?.lowercased() == service.scheme, let bucket = source.host, !bucket.isEmpty, key.count > 1 else {
             throw ImageServerError(.badOptions, "\(service.name) sources are \(service.scheme)://BUCKET/KEY")
         }
+        guard configuration.allows(bucket: bucket) else {
+            throw ImageServerError(.forbiddenSource, "the \(service.name) bucket \(bucket.prefix(100)) is not served")
+        }
         // Each key segment percent-encoded once, as S3 signs it.
-        let encodedKey = ([""] + (try Self.keySegments(of: source)).map(AWSSignatureV4.encode)).joined(separator: "/")
+        let encodedKey = ([""] + (try Self.keySegments(ofKey: key)).map(AWSSignatureV4.encode)).joined(separator: "/")
+        let versionQuery: String = switch (service, version) {
+        case (.s3, let version?) where !version.isEmpty: "?versionId=" + AWSSignatureV4.encode(version)
+        case (.googleCloudStorage, let version?) where (Int64(version) ?? 0) > 0: "?generation=" + version
+        default: ""
+        }
         let text: String
         if let endpoint = configuration.endpoint ?? (service == .googleCloudStorage ? Configuration.googleCloudStorageEndpoint : nil) {
             let base = endpoint.absoluteString.hasSuffix("/") ? String(endpoint.absoluteString.dropLast()) : endpoint.absoluteString
-            text = "\(base)/\(AWSSignatureV4.encode(bucket))\(encodedKey)"
+            text = "\(base)/\(AWSSignatureV4.encode(bucket))\(encodedKey)\(versionQuery)"
         } else {
-            text = "https://\(bucket).s3.\(configuration.region).amazonaws.com\(encodedKey)"
+            text = "https://\(bucket).s3.\(configuration.region).amazonaws.com\(encodedKey)\(versionQuery)"
         }
         guard let url = URL(string: text) else { throw ImageServerError(.badOptions, "the \(service.name) source's key cannot be addressed") }
         return url
@@ -164,7 +190,23 @@ public struct S3DataLoader: DataLoading {
     ///   segment (percent-encoded or not): a store or a proxy that
     ///   normalises paths would read it as another object, or another bucket.
     static func keySegments(of source: URL) throws(ImageServerError) -> [String] {
-        let key = URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? source.path
+        try keySegments(ofKey: URLComponents(url: source, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? source.path)
+    }
+
+    /// The key, percent-encoded as in the source, and the version after
+    /// `separator` (percent-decoded), if any.
+    static func keyAndVersion(of source: URL, separator: String?) -> (key: String, version: String?) {
+        let components = URLComponents(url: source, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? source.path
+        let text = path + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
+        guard let separator, !separator.isEmpty else { return (text, nil) }
+        guard let cut = text.range(of: separator) else { return (text, nil) }
+        let version = String(text[cut.upperBound...])
+        return (String(text[..<cut.lowerBound]), version.removingPercentEncoding ?? version)
+    }
+
+    /// A percent-encoded key split at `/` and percent-decoded.
+    static func keySegments(ofKey key: String) throws(ImageServerError) -> [String] {
         let segments = key.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
             String(segment).removingPercentEncoding ?? String(segment)
         }

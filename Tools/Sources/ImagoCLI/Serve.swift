@@ -136,6 +136,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The GCS XML API's URL: its scheme, host and port; a path, such as the JSON API's /storage/v1/ in imgproxy's variable, is not used (IMGPROXY_GCS_ENDPOINT). Default: https://storage.googleapis.com.")
     var gcsEndpoint: String?
 
+    @Option(help: "With --use-s3, sources may name only these buckets (IMGPROXY_S3_ALLOWED_BUCKETS). Default: any.")
+    var s3AllowedBucket: [String] = []
+
+    @Option(help: "With --use-s3, sources may not name these buckets (IMGPROXY_S3_DENIED_BUCKETS).")
+    var s3DeniedBucket: [String] = []
+
+    @Option(help: "With --use-gcs, sources may name only these buckets (IMGPROXY_GCS_ALLOWED_BUCKETS). Default: any.")
+    var gcsAllowedBucket: [String] = []
+
+    @Option(help: "With --use-gcs, sources may not name these buckets (IMGPROXY_GCS_DENIED_BUCKETS).")
+    var gcsDeniedBucket: [String] = []
+
+    @Option(help: "What separates an s3:// or gs:// source's key from the object's version (S3's versionId, GCS's generation); empty: none (IMGPROXY_SOURCE_URL_QUERY_SEPARATOR).")
+    var sourceUrlQuerySeparator = "?"
+
     @Option(help: "Keep rendered images for every replica: file:///DIR, s3://BUCKET/PREFIX with --use-s3, or gs://BUCKET/PREFIX with --use-gcs. A render is written once and answered from the store after.")
     var resultStore: String?
 
@@ -562,6 +577,9 @@ struct Serve: AsyncParsableCommand {
             ("allow-loopback-sources", "\(allowLoopbackSources)"), ("allow-private-sources", "\(allowPrivateSources)"),
             ("allow-link-local-sources", "\(allowLinkLocalSources)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
+            ("s3-allowed-bucket", list(s3AllowedBucket)), ("s3-denied-bucket", list(s3DeniedBucket)),
+            ("gcs-allowed-bucket", list(gcsAllowedBucket)), ("gcs-denied-bucket", list(gcsDeniedBucket)),
+            ("source-url-query-separator", sourceUrlQuerySeparator.isEmpty ? "(none)" : sourceUrlQuerySeparator),
             ("use-gcs", "\(useGcs)"), ("gcs-endpoint", gcsEndpoint ?? "(\(S3DataLoader.Configuration.googleCloudStorageEndpoint.absoluteString))"),
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
@@ -672,6 +690,7 @@ struct Serve: AsyncParsableCommand {
             configuration.gcs = .googleCloudStorage(endpoint: endpoint, credentials: try Self.gcsCredentials(ProcessInfo.processInfo.environment))
         }
         if let resultStore, let url = URL(string: resultStore) {
+            // The store is the operator's own: the source buckets' lists do not apply to it.
             if let service = S3DataLoader.Service(scheme: url.scheme), let store = service == .s3 ? configuration.s3 : configuration.gcs,
                let bucket = url.host {
                 let loader = S3DataLoader(configuration: store, transport: RetryingDataLoader(wrapping: AsyncHTTPClientDataLoader()), service: service)
@@ -685,6 +704,13 @@ struct Serve: AsyncParsableCommand {
             }
         }
         configuration.resultStoreTimeout = resultStoreTimeout
+        // What sources may name in the stores: set after the result store took its copy.
+        configuration.s3?.allowedBuckets = Set(s3AllowedBucket)
+        configuration.s3?.deniedBuckets = Set(s3DeniedBucket)
+        configuration.gcs?.allowedBuckets = Set(gcsAllowedBucket)
+        configuration.gcs?.deniedBuckets = Set(gcsDeniedBucket)
+        configuration.s3?.versionSeparator = sourceUrlQuerySeparator
+        configuration.gcs?.versionSeparator = sourceUrlQuerySeparator
         configuration.maximumSourcePixels = Int(maxSrcResolution * 1_000_000)
         // 0 is imgproxy's "no limit": here the most a source waiting for a worker may hold, a quarter of the memory budget.
         configuration.maximumSourceBytes = maxSrcFileSize > 0 ? maxSrcFileSize : configuration.maximumMemory / 4

@@ -28,6 +28,8 @@ enum ServeEnvironment {
         "arguments-separator": .option, "enable-client-hints": .flag, "skip-processing-formats": .option, "always-rasterize-svg": .flag, "head-renders": .option,
         "allow-host": .repeated, "allow-private-networks": .flag,
         "allow-loopback-sources": .flag, "allow-private-sources": .flag, "allow-link-local-sources": .flag, "local-root": .option, "cache-dir": .option,
+        "s3-allowed-bucket": .repeated, "s3-denied-bucket": .repeated, "gcs-allowed-bucket": .repeated, "gcs-denied-bucket": .repeated,
+        "source-url-query-separator": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "use-gcs": .flag, "gcs-endpoint": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
         "etag": .option, "etag-hash": .option, "etag-buster": .option, "last-modified": .option, "last-modified-buster": .option,
@@ -73,6 +75,8 @@ enum ServeEnvironment {
         "IMGPROXY_LAST_MODIFIED_BUSTER": "last-modified-buster", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "cache-control-passthrough",
         "IMGPROXY_USE_S3": "use-s3", "IMGPROXY_S3_ENDPOINT": "s3-endpoint", "IMGPROXY_S3_REGION": "s3-region",
         // IMGPROXY_GCS_KEY is not mapped: a service-account key cannot be used (Serve.gcsCredentials says so at start).
+        "IMGPROXY_S3_ALLOWED_BUCKETS": "s3-allowed-bucket", "IMGPROXY_S3_DENIED_BUCKETS": "s3-denied-bucket",
+        "IMGPROXY_GCS_ALLOWED_BUCKETS": "gcs-allowed-bucket", "IMGPROXY_GCS_DENIED_BUCKETS": "gcs-denied-bucket",
         "IMGPROXY_USE_GCS": "use-gcs", "IMGPROXY_GCS_ENDPOINT": "gcs-endpoint",
         "IMGPROXY_ENABLE_WEBP_DETECTION": "auto-webp", "IMGPROXY_AUTO_WEBP": "auto-webp", "IMGPROXY_ENFORCE_WEBP": "enforce-webp",
         "IMGPROXY_ENABLE_AVIF_DETECTION": "auto-avif", "IMGPROXY_AUTO_AVIF": "auto-avif", "IMGPROXY_ENFORCE_AVIF": "enforce-avif",
@@ -109,7 +113,7 @@ enum ServeEnvironment {
 
     /// imgproxy variables read apart from ``imgproxy``.
     static let readApart: Set<String> = [
-        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_PRESETS_SEPARATOR",
+        "IMGPROXY_BIND", "IMGPROXY_ALLOWED_SOURCES", "IMGPROXY_PRESETS_SEPARATOR", "IMGPROXY_SOURCE_URL_QUERY_SEPARATOR",
         "IMGPROXY_OPEN_TELEMETRY_ENDPOINT", "IMGPROXY_OPEN_TELEMETRY_PROTOCOL", "IMGPROXY_OPEN_TELEMETRY_GRPC_INSECURE",
         "IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME", "IMGPROXY_OPEN_TELEMETRY_ENABLE_METRICS", "IMGPROXY_OPEN_TELEMETRY_ENABLE_LOGS",
         // Metrics: --dogstatsd and --dogstatsd-tag from DD_* (below).
@@ -157,6 +161,10 @@ enum ServeEnvironment {
             } else {
                 set("bind", bind)
             }
+        }
+        // Set but empty means no separator in imgproxy, not unset.
+        if let separator = environment["IMGPROXY_SOURCE_URL_QUERY_SEPARATOR"] {
+            set("source-url-query-separator", separator, emptyIsUnset: false)
         }
         if let sources = environment["IMGPROXY_ALLOWED_SOURCES"] {
             // URL prefixes (`https://images.example.com/`, `https://*.cdn.example.com/`): their hosts.

@@ -148,6 +148,12 @@ import Testing
         Row("IMGPROXY_USE_S3", "true", "use-s3 = true"),
         Row("IMGPROXY_S3_ENDPOINT", "http://127.0.0.1:9000", "s3-endpoint = http://127.0.0.1:9000", with: [("IMGPROXY_USE_S3", "true")]),
         Row("IMGPROXY_S3_REGION", "eu-west-1", "s3-region = eu-west-1", with: [("IMGPROXY_USE_S3", "true")]),
+        Row("IMGPROXY_S3_ALLOWED_BUCKETS", "photos,avatars", "s3-allowed-bucket = photos, avatars", with: [("IMGPROXY_USE_S3", "true")]),
+        Row("IMGPROXY_S3_DENIED_BUCKETS", "private", "s3-denied-bucket = private", with: [("IMGPROXY_USE_S3", "true")]),
+        Row("IMGPROXY_GCS_ALLOWED_BUCKETS", "photos", "gcs-allowed-bucket = photos", with: [("IMGPROXY_USE_GCS", "true")]),
+        Row("IMGPROXY_GCS_DENIED_BUCKETS", "private,backups", "gcs-denied-bucket = private, backups", with: [("IMGPROXY_USE_GCS", "true")]),
+        // Empty is a value here: no separator (imgproxy reads it so).
+        Row("IMGPROXY_SOURCE_URL_QUERY_SEPARATOR", "", "source-url-query-separator = (none)"),
         Row("IMGPROXY_USE_GCS", "true", "use-gcs = true"),
         Row("IMGPROXY_GCS_ENDPOINT", "http://127.0.0.1:4443", "gcs-endpoint = http://127.0.0.1:4443", with: [("IMGPROXY_USE_GCS", "true")]),
         Row("IMGPROXY_USER_AGENT", "thumbs/%current_version", "user-agent = thumbs/\(ImagoVersion.current)"),
