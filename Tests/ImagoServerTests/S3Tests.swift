@@ -193,6 +193,67 @@ import FoundationNetworking
         #expect(denied.map(\.0) == [200, 404] && denied.last?.2 == "forbidden_source", "\(denied)")
     }
 
+    /// imgproxy's `IMGPROXY_S3_ASSUME_ROLE_ARN`: requests are signed as a
+    /// role whose credentials STS gives (moto's, with authentication on).
+    /// The calling user may only assume roles, so only the role's
+    /// credentials read the object; a refusal of STS is a 403 that says so.
+    @Test func aRoleIsAssumedThroughSTS() async throws {
+        let moto = try await Moto()
+        #expect(try await Self.put(moto.endpoint.appendingPathComponent("photos")) == 200)
+        #expect(try await Self.put(URL(string: "\(moto.endpoint)/photos/a.png")!, Fixture.png, contentType: "image/png") == 200)
+        let readS3 = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#
+        let assumeOnly = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"*"}]}"#
+        let arn = try await moto.createRole("image-reader", policy: readS3)
+        let caller = try await moto.createUser("caller", policy: assumeOnly)
+        try await moto.requireAuthentication()
+        let callerCredentials = AWSSignatureV4.Credentials(accessKeyID: caller.accessKeyID, secretAccessKey: caller.secretAccessKey)
+        func answer(credentials: AWSSignatureV4.Credentials, role: AWSAssumedRole?, times: Int = 1) async throws -> [(Int, String?, String)] {
+            var store = S3DataLoader.Configuration(endpoint: moto.endpoint, region: "us-east-1", credentials: credentials)
+            store.role = role
+            return try await Fixture.withServer(Fixture.configuration { $0.s3 = store }) { client, _ in
+                var answers: [(Int, String?, String)] = []
+                for index in 0..<times {
+                    let response = try await client.execute(uri: Fixture.path("w:\(40 + index)", URL(string: "s3://photos/a.png")!), method: .get)
+                    answers.append((Int(response.status.code), response.errorCode, String(decoding: response.data.prefix(400), as: UTF8.self)))
+                }
+                return answers
+            }
+        }
+        let role = AWSAssumedRole(arn: arn, externalID: "thumbs", endpoint: moto.endpoint)
+        // As the role: read, twice (the second with the kept credentials).
+        let asRole = try await answer(credentials: callerCredentials, role: role, times: 2)
+        #expect(asRole.map(\.0) == [200, 200], "\(asRole)")
+        // As the caller itself: S3 refuses.
+        let asCaller = try await answer(credentials: callerCredentials, role: nil)
+        #expect(asCaller.map(\.0) == [403] && asCaller.first?.1 == "source_access_denied", "\(asCaller)")
+        // A wrong secret: STS refuses, and says so.
+        let wrong = AWSSignatureV4.Credentials(accessKeyID: caller.accessKeyID, secretAccessKey: "wrong")
+        let refused = try await answer(credentials: wrong, role: role)
+        #expect(refused.map(\.0) == [403] && refused.first?.1 == "source_access_denied", "\(refused)")
+        #expect(refused.first?.2.contains("STS refused to assume the role") == true, "\(refused)")
+    }
+
+    /// A hostile STS (no credentials in its answer, an endless one, none
+    /// at all) fails the source with a bounded answer, and S3 is never asked.
+    @Test func aHostileSTSIsBounded() async throws {
+        let store = try await LoopbackServer.start(routes: ["/photos/a.png": .ok(Fixture.png, contentType: "image/png")])
+        let sts = try await LoopbackServer.start(routes: [
+            "/garbage/": .text("<html>not STS</html>", status: 200),
+            "/huge/": .ok(Data(repeating: 0x41, count: 1 << 20), contentType: "text/xml"),
+            "/refusing/": .text("<ErrorResponse><Error><Code>AccessDenied</Code><Message>no</Message></Error></ErrorResponse>", status: 403),
+        ])
+        for (path, code) in [("/garbage/", "source_failed"), ("/huge/", "source_failed"), ("/refusing/", "source_access_denied")] {
+            var configuration = S3DataLoader.Configuration(endpoint: store.baseURL, region: "us-east-1", credentials: Self.credentials)
+            configuration.role = AWSAssumedRole(arn: "arn:aws:iam::123456789012:role/r", endpoint: sts.url(path))
+            try await Fixture.withServer(Fixture.configuration { $0.s3 = configuration }) { client, _ in
+                let response = try await client.execute(uri: Fixture.path("w:40", URL(string: "s3://photos/a.png")!), method: .get)
+                #expect(response.errorCode == code, "\(path): \(String(decoding: response.data.prefix(300), as: UTF8.self))")
+                #expect(response.data.count < 2048)
+            }
+        }
+        #expect(store.requestCount(for: "/photos/a.png") == 0)
+    }
+
     /// S3 answers an object stored without a type as `binary/octet-stream`
     /// (moto as AWS): the bytes decide, as with `application/octet-stream`.
     /// A key that a normalising store would read elsewhere is never sent.

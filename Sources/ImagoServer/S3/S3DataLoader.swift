@@ -72,6 +72,8 @@ public struct S3DataLoader: DataLoading {
         public var region: String
         /// The credentials; `nil` sends unsigned requests.
         public var credentials: AWSSignatureV4.Credentials?
+        /// A role to sign as, assumed with ``credentials`` (S3 only).
+        public var role: AWSAssumedRole?
         /// The only buckets sources may name; empty: any (imgproxy's
         /// `IMGPROXY_S3_ALLOWED_BUCKETS`, `_GCS_ALLOWED_BUCKETS`).
         public var allowedBuckets: Set<String> = []
@@ -137,6 +139,8 @@ public struct S3DataLoader: DataLoading {
     public let transport: any DataLoading
     /// The clock requests are signed with.
     let now: @Sendable () -> Date
+    /// The assumed role's credentials, when there is a role.
+    private let assumedRole: AssumedRoleCredentials?
 
     /// Creates a loader of `service`'s sources (`s3://` by default).
     public init(configuration: Configuration, transport: any DataLoading, service: Service = .s3) {
@@ -149,6 +153,18 @@ public struct S3DataLoader: DataLoading {
         self.transport = transport
         self.service = service
         self.now = now
+        assumedRole = configuration.role.map {
+            AssumedRoleCredentials(role: $0, base: configuration.credentials, region: configuration.region, transport: transport, now: now)
+        }
+    }
+
+    /// What requests are signed with: the assumed role's credentials with a
+    /// role, else the configured ones; `nil`: unsigned.
+    ///
+    /// - Throws: ``ImageServerError`` when STS does not give the role's credentials.
+    public func signingCredentials() async throws -> AWSSignatureV4.Credentials? {
+        if let assumedRole { return try await assumedRole.current() }
+        return configuration.credentials
     }
 
     /// The HTTP URL of `s3://BUCKET/KEY` (`gs://BUCKET/KEY` for GCS).
@@ -229,7 +245,7 @@ public struct S3DataLoader: DataLoading {
         for name in ["Range", "If-None-Match", "If-Modified-Since"] {
             if let value = request.value(forHTTPHeaderField: name) { outgoing.setValue(value, forHTTPHeaderField: name) }
         }
-        if let credentials = configuration.credentials {
+        if let credentials = try await signingCredentials() {
             let signer = AWSSignatureV4(credentials: credentials, region: configuration.region, service: "s3")
             let headers = signer.signedHeaders(method: "GET", url: url, headers: [:], payloadHash: AWSSignatureV4.emptyPayloadHash, date: now())
             for (name, value) in headers where name != "host" { outgoing.setValue(value, forHTTPHeaderField: name) }

@@ -64,7 +64,7 @@ public struct S3ResultStore: ResultStore {
         let cacheHeaders = result.sourceCacheHeaders.storedForm
         if !cacheHeaders.isEmpty { metadata["x-amz-meta-imago-source"] = cacheHeaders }
         var headers = metadata
-        if let credentials = loader.configuration.credentials {
+        if let credentials = try await loader.signingCredentials() {
             let signer = AWSSignatureV4(credentials: credentials, region: loader.configuration.region, service: "s3")
             headers = signer.signedHeaders(method: "PUT", url: url, headers: metadata, payloadHash: AWSSignatureV4.payloadHash(of: result.data), date: Date())
         }

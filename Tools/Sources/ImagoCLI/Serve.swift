@@ -136,6 +136,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The GCS XML API's URL: its scheme, host and port; a path, such as the JSON API's /storage/v1/ in imgproxy's variable, is not used (IMGPROXY_GCS_ENDPOINT). Default: https://storage.googleapis.com.")
     var gcsEndpoint: String?
 
+    @Option(help: "With --use-s3, sign as this IAM role, assumed through STS with the AWS_* credentials (IMGPROXY_S3_ASSUME_ROLE_ARN); AWS_ENDPOINT_URL_STS names another STS.")
+    var s3AssumeRoleArn: String?
+
+    @Option(help: "The external ID the role's trust policy asks for (IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID).")
+    var s3AssumeRoleExternalId: String?
+
     @Option(help: "With --use-s3, sources may name only these buckets (IMGPROXY_S3_ALLOWED_BUCKETS). Default: any.")
     var s3AllowedBucket: [String] = []
 
@@ -377,6 +383,7 @@ struct Serve: AsyncParsableCommand {
             }
             if !useS3 { throw ValidationError("--s3-endpoint needs --use-s3.") }
         }
+        if s3AssumeRoleArn != nil, !useS3 { throw ValidationError("--s3-assume-role-arn needs --use-s3.") }
         if let gcsEndpoint {
             guard let url = URL(string: gcsEndpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--gcs-endpoint must be an http or https URL.")
@@ -577,6 +584,7 @@ struct Serve: AsyncParsableCommand {
             ("allow-loopback-sources", "\(allowLoopbackSources)"), ("allow-private-sources", "\(allowPrivateSources)"),
             ("allow-link-local-sources", "\(allowLinkLocalSources)"), ("local-root", localRoot ?? "(none)"),
             ("result-store", resultStore ?? "(none)"), ("result-store-timeout", "\(resultStoreTimeout)"), ("use-s3", "\(useS3)"), ("s3-endpoint", s3Endpoint ?? "(AWS)"), ("s3-region", s3Region ?? "(AWS_REGION)"),
+            ("s3-assume-role-arn", s3AssumeRoleArn ?? "(none)"), ("s3-assume-role-external-id", s3AssumeRoleExternalId == nil ? "(none)" : "***"),
             ("s3-allowed-bucket", list(s3AllowedBucket)), ("s3-denied-bucket", list(s3DeniedBucket)),
             ("gcs-allowed-bucket", list(gcsAllowedBucket)), ("gcs-denied-bucket", list(gcsDeniedBucket)),
             ("source-url-query-separator", sourceUrlQuerySeparator.isEmpty ? "(none)" : sourceUrlQuerySeparator),
@@ -683,6 +691,10 @@ struct Serve: AsyncParsableCommand {
         if useS3 {
             var s3 = S3DataLoader.Configuration.fromEnvironment(endpoint: s3Endpoint.flatMap(URL.init(string:)))
             if let s3Region { s3.region = s3Region }
+            if let arn = s3AssumeRoleArn.flatMap({ $0.isEmpty ? nil : $0 }) {
+                let sts = ProcessInfo.processInfo.environment["AWS_ENDPOINT_URL_STS"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+                s3.role = AWSAssumedRole(arn: arn, externalID: s3AssumeRoleExternalId.flatMap { $0.isEmpty ? nil : $0 }, endpoint: sts)
+            }
             configuration.s3 = s3
         }
         if useGcs {

@@ -28,7 +28,7 @@ enum ServeEnvironment {
         "arguments-separator": .option, "enable-client-hints": .flag, "skip-processing-formats": .option, "always-rasterize-svg": .flag, "head-renders": .option,
         "allow-host": .repeated, "allow-private-networks": .flag,
         "allow-loopback-sources": .flag, "allow-private-sources": .flag, "allow-link-local-sources": .flag, "local-root": .option, "cache-dir": .option,
-        "s3-allowed-bucket": .repeated, "s3-denied-bucket": .repeated, "gcs-allowed-bucket": .repeated, "gcs-denied-bucket": .repeated,
+        "s3-assume-role-arn": .option, "s3-assume-role-external-id": .option, "s3-allowed-bucket": .repeated, "s3-denied-bucket": .repeated, "gcs-allowed-bucket": .repeated, "gcs-denied-bucket": .repeated,
         "source-url-query-separator": .option,
         "use-s3": .flag, "s3-endpoint": .option, "s3-region": .option, "use-gcs": .flag, "gcs-endpoint": .option, "result-store": .option, "result-store-timeout": .option,
         "no-cache": .flag, "workers": .option, "max-queue": .option, "signature-size": .option, "timeout": .option, "read-request-timeout": .option,
@@ -75,6 +75,7 @@ enum ServeEnvironment {
         "IMGPROXY_LAST_MODIFIED_BUSTER": "last-modified-buster", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH": "cache-control-passthrough",
         "IMGPROXY_USE_S3": "use-s3", "IMGPROXY_S3_ENDPOINT": "s3-endpoint", "IMGPROXY_S3_REGION": "s3-region",
         // IMGPROXY_GCS_KEY is not mapped: a service-account key cannot be used (Serve.gcsCredentials says so at start).
+        "IMGPROXY_S3_ASSUME_ROLE_ARN": "s3-assume-role-arn", "IMGPROXY_S3_ASSUME_ROLE_EXTERNAL_ID": "s3-assume-role-external-id",
         "IMGPROXY_S3_ALLOWED_BUCKETS": "s3-allowed-bucket", "IMGPROXY_S3_DENIED_BUCKETS": "s3-denied-bucket",
         "IMGPROXY_GCS_ALLOWED_BUCKETS": "gcs-allowed-bucket", "IMGPROXY_GCS_DENIED_BUCKETS": "gcs-denied-bucket",
         "IMGPROXY_USE_GCS": "use-gcs", "IMGPROXY_GCS_ENDPOINT": "gcs-endpoint",

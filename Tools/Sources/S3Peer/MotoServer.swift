@@ -78,34 +78,38 @@ public final class MotoServer: @unchecked Sendable {
     /// secret is S3's `403 SignatureDoesNotMatch`, and unsigned requests
     /// reach only objects put `public-read` before.
     public func requireSignatures() async throws -> (accessKeyID: String, secretAccessKey: String) {
-        // While authentication is off, moto reads the service from the credential scope only.
-        func iam(_ parameters: [(String, String)]) async throws -> String {
-            var form = URLComponents()
-            form.queryItems = ([("Version", "2010-05-08")] + parameters).map { URLQueryItem(name: $0.0, value: $0.1) }
-            // A form body: `+` is a space there, so it is encoded.
-            let body = (form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-            var request = HTTPClientRequest(url: endpoint.absoluteString + "/")
-            request.method = .POST
-            request.headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.headers.replaceOrAdd(name: "Authorization",
-                                         value: "AWS4-HMAC-SHA256 Credential=setup/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0")
-            request.body = .bytes(ByteBuffer(string: body))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-            guard response.status == .ok else { throw Refused(step: parameters.first?.1 ?? "?", answer: text) }
-            return text
-        }
-        func element(_ name: String, in text: String) -> String? {
-            guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
-            return String(text[start.upperBound..<end.lowerBound])
-        }
         let policy = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#
-        _ = try await iam([("Action", "CreateUser"), ("UserName", "imago")])
-        _ = try await iam([("Action", "PutUserPolicy"), ("UserName", "imago"), ("PolicyName", "s3"), ("PolicyDocument", policy)])
-        let created = try await iam([("Action", "CreateAccessKey"), ("UserName", "imago")])
-        guard let id = element("AccessKeyId", in: created), let secret = element("SecretAccessKey", in: created) else {
+        let key = try await createUser("imago", policy: policy)
+        try await requireAuthentication()
+        return key
+    }
+
+    /// An IAM user allowed what `policy` (a JSON policy document) allows,
+    /// and an access key for it; call before ``requireAuthentication()``.
+    public func createUser(_ name: String, policy: String) async throws -> (accessKeyID: String, secretAccessKey: String) {
+        _ = try await iam([("Action", "CreateUser"), ("UserName", name)])
+        _ = try await iam([("Action", "PutUserPolicy"), ("UserName", name), ("PolicyName", "policy"), ("PolicyDocument", policy)])
+        let created = try await iam([("Action", "CreateAccessKey"), ("UserName", name)])
+        guard let id = Self.element("AccessKeyId", in: created), let secret = Self.element("SecretAccessKey", in: created) else {
             throw Refused(step: "CreateAccessKey", answer: created)
         }
+        return (id, secret)
+    }
+
+    /// An IAM role anyone may assume, allowed what `policy` allows; its ARN.
+    /// Call before ``requireAuthentication()``.
+    public func createRole(_ name: String, policy: String) async throws -> String {
+        let trust = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}"#
+        let created = try await iam([("Action", "CreateRole"), ("RoleName", name), ("AssumeRolePolicyDocument", trust)])
+        _ = try await iam([("Action", "PutRolePolicy"), ("RoleName", name), ("PolicyName", "policy"), ("PolicyDocument", policy)])
+        guard let arn = Self.element("Arn", in: created) else { throw Refused(step: "CreateRole", answer: created) }
+        return arn
+    }
+
+    /// Turns moto's authentication on: from the next request, every
+    /// request must be signed with a key it knows, by a user (or an
+    /// assumed role) allowed the action.
+    public func requireAuthentication() async throws {
         // Authentication on from the next request (moto counts requests made without it).
         var reset = HTTPClientRequest(url: endpoint.absoluteString + "/moto-api/reset-auth")
         reset.method = .POST
@@ -113,7 +117,30 @@ public final class MotoServer: @unchecked Sendable {
         let response = try await HTTPClient.shared.execute(reset, timeout: .seconds(30))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
         guard response.status == .ok else { throw Refused(step: "reset-auth", answer: text) }
-        return (id, secret)
+    }
+
+    /// One IAM query (while authentication is off, moto reads the service
+    /// from the credential scope only); the answer's XML.
+    private func iam(_ parameters: [(String, String)]) async throws -> String {
+        var form = URLComponents()
+        form.queryItems = ([("Version", "2010-05-08")] + parameters).map { URLQueryItem(name: $0.0, value: $0.1) }
+        // A form body: `+` is a space there, so it is encoded.
+        let body = (form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        var request = HTTPClientRequest(url: endpoint.absoluteString + "/")
+        request.method = .POST
+        request.headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.replaceOrAdd(name: "Authorization",
+                                     value: "AWS4-HMAC-SHA256 Credential=setup/20260101/us-east-1/iam/aws4_request, SignedHeaders=host, Signature=0")
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        guard response.status == .ok else { throw Refused(step: parameters.first?.1 ?? "?", answer: text) }
+        return text
+    }
+
+    private static func element(_ name: String, in text: String) -> String? {
+        guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
+        return String(text[start.upperBound..<end.lowerBound])
     }
 
     /// moto refused a step of ``requireSignatures()``.
