@@ -50,6 +50,20 @@ typedef struct {
 } RsvgLength;
 
 RsvgHandle *rsvg_handle_new_from_data(const uint8_t *data, size_t data_len, GError **error);
+
+/** librsvg's loading flags (RsvgHandleFlags). */
+typedef enum {
+    RSVG_HANDLE_FLAGS_NONE = 0,
+    /** libxml2's limits for huge documents lifted (its XML_PARSE_HUGE). */
+    RSVG_HANDLE_FLAG_UNLIMITED = 1 << 0
+} RsvgHandleFlags;
+
+/** GIO's stream, and a stream over memory it does not copy (GInputStream, gssize is ptrdiff_t). */
+typedef struct _GInputStream GInputStream;
+GInputStream *g_memory_input_stream_new_from_data(const void *data, ptrdiff_t len, void (*destroy)(void *));
+/** Reads a document from a stream, with no base file, no cancellable (GFile and GCancellable as NULL). */
+RsvgHandle *rsvg_handle_new_from_stream_sync(GInputStream *input_stream, void *base_file, RsvgHandleFlags flags,
+                                             void *cancellable, GError **error);
 void rsvg_handle_set_dpi(RsvgHandle *handle, double dpi);
 int rsvg_handle_get_intrinsic_size_in_pixels(RsvgHandle *handle, double *out_width, double *out_height);
 void rsvg_handle_get_intrinsic_dimensions(RsvgHandle *handle,

@@ -48,12 +48,23 @@ public enum ImageDecoders {
     /// - Throws: ``ImageDecodingError``: `unsupportedFormat` for unknown
     ///   bytes, `couldNotOpen` for a broken header, `tooComplex` for a file
     ///   a decode would refuse from its structure (more than 100 progressive
-    ///   scans or 256 grid tiles, ``ImageDecodingOptions``' defaults).
+    ///   scans or 256 grid tiles, ``ImageDecodingOptions``' defaults, or PNG
+    ///   chunks over the standard limits).
     public static func info(for data: Data) throws -> ImageInfo {
+        try info(for: data, options: ImageDecodingOptions())
+    }
+
+    /// Reads format, size and frame count from the header, as
+    /// ``info(for:)`` does, with the structural limits of `options` (scans,
+    /// grid tiles, and ``ImageDecodingOptions/liftsPNGChunkLimits``): the
+    /// header read of a decode made with the same options.
+    ///
+    /// - Throws: ``ImageDecodingError``, as ``info(for:)``.
+    public static func info(for data: Data, options: ImageDecodingOptions) throws -> ImageInfo {
         guard let format = ImageFormat(sniffing: data) else {
             throw ImageDecodingError(.unsupportedFormat, message: data.isEmpty ? "the data is empty" : "the bytes are not a JPEG, PNG, GIF, WebP, AVIF, HEIC, JPEG XL, BMP, ICO or TIFF image")
         }
-        return try decoder(for: format).info(for: data)
+        return try decoder(for: format).info(for: data, options: options)
     }
 
     /// The JPEG decoder over libjpeg-turbo.

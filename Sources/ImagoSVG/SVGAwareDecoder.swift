@@ -9,7 +9,9 @@ import Imago
 ///
 /// Its failures are ``Imago/ImageDecodingError``s, so the server answers
 /// them as it does other sources': a document over the pixel limit is
-/// ``Imago/ImageDecodingError/Code/tooManyPixels`` (`413 source_too_large`),
+/// ``Imago/ImageDecodingError/Code/tooManyPixels`` and one over libxml2's
+/// limits for huge documents ``Imago/ImageDecodingError/Code/tooComplex``
+/// (both `422 source_too_large`),
 /// a refused or unreadable one, or one the child failed on (a panic, its
 /// memory or time run out), ``Imago/ImageDecodingError/Code/couldNotOpen``
 /// (`422 undecodable`), each with the SVG error as its underlying error.
@@ -18,11 +20,21 @@ package struct SVGAwareDecoder: ImageDecoding {
     package let wrapped: any ImageDecoding
     /// The child process SVG documents are drawn in.
     package let rasterizer: SVGRasterizerProcess
+    /// The sanitizer's limits (its embedded pixel limit is each decode's pixel limit).
+    package let sanitizer: SVGSanitizer
 
-    /// Wraps `decoder`; SVG documents are drawn by `rasterizer`.
-    package init(wrapping decoder: any ImageDecoding, rasterizer: SVGRasterizerProcess) {
+    /// Wraps `decoder`; SVG documents are sanitised with `sanitizer`'s limits and drawn by `rasterizer`.
+    package init(wrapping decoder: any ImageDecoding, rasterizer: SVGRasterizerProcess, sanitizer: SVGSanitizer = SVGSanitizer()) {
         wrapped = decoder
         self.rasterizer = rasterizer
+        self.sanitizer = sanitizer
+    }
+
+    /// ``sanitizer`` with `pixels` as its embedded pixel limit.
+    package func sanitizer(embeddingAtMost pixels: Int) -> SVGSanitizer {
+        var limited = sanitizer
+        limited.maximumEmbeddedPixelCount = pixels
+        return limited
     }
 
     package func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
@@ -35,7 +47,7 @@ package struct SVGAwareDecoder: ImageDecoding {
     /// killed when `cancellation` is cancelled. Waits on the calling thread.
     package func rasterized(_ data: Data, options: ImageDecodingOptions, cancellation: SVGRasterizerCancellation?) throws(ImageDecodingError) -> Image {
         do {
-            let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: options.maximumPixelCount).sanitized(data)
+            let sanitized = try sanitizer(embeddingAtMost: options.maximumPixelCount).sanitized(data)
             var process = rasterizer
             process.maximumPixelCount = options.maximumPixelCount
             return try process.image(from: sanitized, thumbnail: options.thumbnail, cancellation: cancellation)
@@ -58,6 +70,9 @@ package struct SVGAwareDecoder: ImageDecoding {
     package static func decodingError(_ error: any Error) -> ImageDecodingError {
         if case SVGRasterizingError.tooLarge = error {
             return ImageDecodingError(.tooManyPixels, message: "\(error)", underlying: error)
+        }
+        if case SVGSanitizingError.overXMLLimits = error {
+            return ImageDecodingError(.tooComplex, message: "\(error)", underlying: error)
         }
         if case SVGRasterizingError.couldNotRender = error {
             return ImageDecodingError(.couldNotProduceImage, message: "\(error)", underlying: error)

@@ -27,12 +27,16 @@ import ImagoSVGDrawing
 package struct SVGRasterizer: Sendable {
     /// The most pixels (width x height) an image may have.
     package var maximumPixelCount: Int
+    /// Whether librsvg reads documents with libxml2's limits for huge
+    /// documents off, as ``SVGRasterizerProcess/liftsXMLLimits`` says.
+    package var liftsXMLLimits: Bool
     /// The size of a document that gives none, as in browsers.
     package static let defaultSize = (width: 300, height: 150)
 
     /// Creates a rasterizer with a pixel limit.
-    package init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+    package init(maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, liftsXMLLimits: Bool = false) {
         self.maximumPixelCount = maximumPixelCount
+        self.liftsXMLLimits = liftsXMLLimits
     }
 
     /// The document's size in pixels, as the type's summary says.
@@ -42,7 +46,7 @@ package struct SVGRasterizer: Sendable {
     package func size(of svg: Data) throws(SVGRasterizingError) -> (width: Int, height: Int) {
         #if canImport(CRsvg)
         do {
-            return try Self.document(svg).size(maximumPixelCount: maximumPixelCount)
+            return try Self.document(svg, liftsXMLLimits: liftsXMLLimits).size(maximumPixelCount: maximumPixelCount)
         } catch {
             throw SVGRasterizingError(error)
         }
@@ -59,7 +63,7 @@ package struct SVGRasterizer: Sendable {
     package func image(from svg: Data, thumbnail: Thumbnail? = nil) throws(SVGRasterizingError) -> Image {
         #if canImport(CRsvg)
         do {
-            let document = try Self.document(svg)
+            let document = try Self.document(svg, liftsXMLLimits: liftsXMLLimits)
             let size = try document.size(maximumPixelCount: maximumPixelCount)
             return try Self.image(size: size, thumbnail: thumbnail) { target throws(SVGDrawingFailure) in
                 try document.draw(size: size, into: target)
@@ -90,8 +94,10 @@ package struct SVGRasterizer: Sendable {
 
     #if canImport(CRsvg)
     /// librsvg's document for `svg`.
-    private static func document(_ svg: Data) throws(SVGDrawingFailure) -> SVGDrawingDocument {
-        try svg.withUnsafeBytes { buffer in Result { () throws(SVGDrawingFailure) in try SVGDrawingDocument(buffer) } }.get()
+    private static func document(_ svg: Data, liftsXMLLimits: Bool) throws(SVGDrawingFailure) -> SVGDrawingDocument {
+        try svg.withUnsafeBytes { buffer in
+            Result { () throws(SVGDrawingFailure) in try SVGDrawingDocument(buffer, liftsXMLLimits: liftsXMLLimits) }
+        }.get()
     }
     #endif
 }

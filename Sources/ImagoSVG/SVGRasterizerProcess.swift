@@ -45,17 +45,24 @@ package struct SVGRasterizerProcess: Sendable {
     package var memoryLimit: Int
     /// The most pixels (width x height) a document may be drawn at.
     package var maximumPixelCount: Int
+    /// Whether the child reads documents with libxml2's limits for huge
+    /// documents off (librsvg's `RSVG_HANDLE_FLAG_UNLIMITED`; imgproxy's
+    /// `IMGPROXY_SVG_UNLIMITED`): documents and attribute values over
+    /// 10 MB, names over 50,000 bytes, nesting deeper than 256. The child's
+    /// memory limit and timeout hold all the same. Default: `false`.
+    package var liftsXMLLimits: Bool
     /// Called with each child's process ID once it is started: for tests
     /// that check it was reaped, and for tracing.
     package var onSpawn: (@Sendable (Int32) -> Void)?
 
     /// Creates a rasterizer that runs `executable`.
     package init(executable: URL, timeout: Double = 10, memoryLimit: Int = 1 << 30,
-                maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount) {
+                maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, liftsXMLLimits: Bool = false) {
         self.executable = executable
         self.timeout = timeout
         self.memoryLimit = memoryLimit
         self.maximumPixelCount = maximumPixelCount
+        self.liftsXMLLimits = liftsXMLLimits
     }
 
     /// The executable to run when none is configured: the one

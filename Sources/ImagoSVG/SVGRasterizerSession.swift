@@ -70,7 +70,8 @@ struct SVGRasterizerSession: ~Copyable {
             throw .processFailed(SVGRasterizerFailure(.unavailable, "socketpair failed: errno \(failure)"))
         }
         let cpuSeconds = max(1, Int(process.timeout.rounded(.up)))
-        let arguments = [path, "--memory", "\(max(1, process.memoryLimit))", "--cpu", "\(cpuSeconds)", "--parent", "\(getpid())"]
+        let arguments = [path, "--memory", "\(max(1, process.memoryLimit))", "--cpu", "\(cpuSeconds)", "--parent", "\(getpid())",
+                         "--xml-limits", process.liftsXMLLimits ? "lifted" : "standard"]
         let spawned = Self.spawn(path, arguments: arguments, io: io[1], errors: stderrPair[1])
         close(io[1])
         close(stderrPair[1])

@@ -6,7 +6,7 @@ import ImagoSVGDrawing
 /// Why ``SVGRasterizer`` or ``SVGRasterizerProcess`` made no image.
 package enum SVGRasterizingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The document's size is over the pixel limit (or over cairo's 32,767
-    /// pixels a side); nothing was allocated. The server answers `413`.
+    /// pixels a side); nothing was allocated. The server answers `422 source_too_large`.
     case tooLarge(width: Int, height: Int, limit: Int)
     /// librsvg could not read the document.
     case couldNotLoad(String)

@@ -37,7 +37,8 @@ import ImagoCodecs
 /// - Filters stay within ``filterBudget`` (how many, how many primitives,
 ///   `feConvolveMatrix` orders, `feTurbulence` octaves, blur extents).
 /// - Any XML error (a mismatched tag, an undefined entity or namespace
-///   prefix) refuses the document, as browsers do.
+///   prefix) refuses the document, as browsers do, and so does a document
+///   over libxml2's limits for huge documents, unless ``liftsXMLLimits``.
 ///
 /// Text and attribute values are escaped again as they are written.
 ///
@@ -60,16 +61,37 @@ public struct SVGSanitizer: Sendable {
     public var maximumEmbeddedPixelCount: Int
     /// How much filter work the document may ask for. Default: ``SVGFilterBudget/init(maximumFilterCount:maximumPrimitiveCount:maximumFilteredElementCount:maximumConvolveOrder:maximumTurbulenceOctaves:maximumExtentPerCanvasSide:maximumExtent:)``'s defaults.
     public var filterBudget: SVGFilterBudget
+    /// Whether libxml2's limits for huge documents are lifted
+    /// (`XML_PARSE_HUGE`, what librsvg's `RSVG_HANDLE_FLAG_UNLIMITED` sets;
+    /// imgproxy's `IMGPROXY_SVG_UNLIMITED`). Default: `false`: a document
+    /// longer than 10 MB, an attribute value (a path's data, an embedded
+    /// image) over 10 MB, or a name over 50,000 bytes is refused as
+    /// ``SVGSanitizingError/overXMLLimits(_:)``. With `true` each may reach 1 GB
+    /// (in practice, the source's size limit).
+    ///
+    /// The sanitizer's own limits stay as set: ``maximumDepth``,
+    /// ``maximumElementCount``, ``maximumInstanceCount``,
+    /// ``maximumEmbeddedPixelCount`` and ``filterBudget``. The default depth,
+    /// 256, is also librsvg's without the flag; a caller that lifts the XML
+    /// limits for deeper documents raises it too, to
+    /// ``liftedMaximumDepth`` (as the image server does).
+    public var liftsXMLLimits: Bool
+
+    /// The depth libxml2 allows with `XML_PARSE_HUGE` (from 2.11 on; 2.9
+    /// has no limit with it): ``maximumDepth`` for a sanitizer that lifts
+    /// the XML limits. 2048.
+    public static let liftedMaximumDepth = 2048
 
     /// Creates a sanitizer with these limits.
     public init(maximumDepth: Int = 256, maximumElementCount: Int = 100_000, maximumInstanceCount: Int = 100_000,
                 maximumEmbeddedPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount,
-                filterBudget: SVGFilterBudget = SVGFilterBudget()) {
+                filterBudget: SVGFilterBudget = SVGFilterBudget(), liftsXMLLimits: Bool = false) {
         self.maximumDepth = maximumDepth
         self.maximumElementCount = maximumElementCount
         self.maximumInstanceCount = maximumInstanceCount
         self.maximumEmbeddedPixelCount = maximumEmbeddedPixelCount
         self.filterBudget = filterBudget
+        self.liftsXMLLimits = liftsXMLLimits
     }
 
     /// `data` made safe, as UTF-8 with an XML declaration.
@@ -80,9 +102,16 @@ public struct SVGSanitizer: Sendable {
         try Self.checkEncoding(bytes)
         try Self.checkDeclarations(bytes)
         let writer = SVGEventWriter(sanitizer: self)
-        let failure = XMLEventReader.read(bytes, into: writer)
+        let failure = XMLEventReader.read(bytes, into: writer, liftsLimits: liftsXMLLimits)
         if let refused = writer.failure { throw refused }
-        if let failure { throw .malformed("XML error \(failure.code) at line \(failure.line)") }
+        if let failure {
+            let detail = "XML error \(failure.code) at line \(failure.line)"
+            // Whether the limits refused it: read again without them, events ignored (only a refused document costs this).
+            if !liftsXMLLimits, XMLEventReader.read(bytes, into: XMLEventReader.Ignoring(), liftsLimits: true) == nil {
+                throw .overXMLLimits(detail)
+            }
+            throw .malformed(detail)
+        }
         guard writer.sawRoot else { throw .notSVG("the document has no root element") }
         guard let drawn = writer.instances.total(limit: maximumInstanceCount), drawn <= maximumInstanceCount else {
             throw .tooManyInstances(limit: maximumInstanceCount)
@@ -189,7 +218,7 @@ public struct SVGSanitizer: Sendable {
     func allowsReference(_ value: String, budget: inout Int) -> Bool {
         let address = value.trimmingCharacters(in: .whitespacesAndNewlines)
         if address.hasPrefix("#") { return true }
-        let lowered = address.lowercased()
+        let lowered = address.prefix(64).lowercased()
         guard let prefix = ["png", "jpeg", "gif", "webp"].lazy.map({ "data:image/\($0);base64," }).first(where: lowered.hasPrefix) else {
             return false
         }

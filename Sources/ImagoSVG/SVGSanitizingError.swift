@@ -1,6 +1,8 @@
 #if Server
 /// Why ``SVGSanitizer`` refused a document. The server answers every case
-/// with `422 undecodable` and this description in the message.
+/// with `422 undecodable` and this description in the message, except
+/// ``overXMLLimits(_:)``: `422 source_too_large`, as other sources over a
+/// limit the server can lift.
 public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The bytes are not UTF-8 (or ASCII, or ISO-8859-1): a UTF-16 or
     /// UTF-32 byte order mark, a NUL byte, or another declared encoding.
@@ -25,6 +27,10 @@ public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertib
     /// The XML is not well-formed (or uses an undeclared namespace prefix
     /// or an undefined entity).
     case malformed(String)
+    /// The document is well-formed but over libxml2's limits for huge
+    /// documents (10 MB a document or an attribute value, 50,000 bytes a
+    /// name), which ``SVGSanitizer/liftsXMLLimits`` lifts.
+    case overXMLLimits(String)
 
     public var description: String {
         switch self {
@@ -36,6 +42,9 @@ public enum SVGSanitizingError: Error, Sendable, Hashable, CustomStringConvertib
         case .tooManyInstances(let limit): "the SVG's use elements draw more than \(limit) elements, or one draws itself"
         case .overBudget(let detail): "the SVG's filters are over the budget: \(detail)"
         case .malformed(let detail): "the SVG is not well-formed XML: \(detail)"
+        case .overXMLLimits(let detail):
+            "the SVG is over the XML parser's limits for huge documents (10 MB a document or attribute value), "
+                + "which unlimited SVG parsing lifts: \(detail)"
         }
     }
 }

@@ -23,7 +23,9 @@ protocol XMLEventHandler: AnyObject {
 /// to an ``XMLEventHandler``. Nothing is loaded from outside the bytes: no
 /// network (`XML_PARSE_NONET`), no DTD, no entity but XML's five and
 /// character references (any other is reported and refused); libxml2's
-/// default limits on names, text and depth hold (`XML_PARSE_HUGE` is off).
+/// default limits for huge documents hold (documents and attribute values
+/// of at most 10 MB, names of at most 50,000 bytes) unless the caller lifts
+/// them (`XML_PARSE_HUGE`: 1 GB each).
 ///
 /// libxml2 directly rather than FoundationXML's `XMLParser`, which leaks a
 /// string with each parse error and crashes on a processing instruction
@@ -35,9 +37,10 @@ enum XMLEventReader {
         let line: Int32
     }
 
-    /// Reads `bytes` to their end or until `handler` wants to stop; the
+    /// Reads `bytes` to their end or until `handler` wants to stop, with
+    /// libxml2's limits for huge documents off when `liftsLimits`; the
     /// first error libxml2 reports (a warning is not one), if any.
-    static func read(_ bytes: [UInt8], into handler: some XMLEventHandler) -> Failure? {
+    static func read(_ bytes: [UInt8], into handler: some XMLEventHandler, liftsLimits: Bool = false) -> Failure? {
         _ = initialized
         let reading = Reading(handler)
         var callbacks = makeCallbacks()
@@ -50,7 +53,8 @@ enum XMLEventReader {
         reading.parser = parser
         // Entities replaced (so `&amp;` in an attribute is `&`, not `&#38;`): with
         // declarations refused, only XML's own five and character references exist.
-        _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue))
+        let huge = liftsLimits ? XML_PARSE_HUGE.rawValue : 0
+        _ = xmlCtxtUseOptions(parser, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue | huge))
         let finished = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in
                 xmlParseChunk(parser, characters.baseAddress, Int32(clamping: characters.count), 1)
@@ -60,6 +64,17 @@ enum XMLEventReader {
         if let failure = reading.failure { return failure }
         if reading.stopped || finished == 0 { return nil }
         return Failure(code: finished, line: 0)
+    }
+
+    /// A handler that takes every event and asks nothing: for a document
+    /// read only for libxml2's verdict.
+    final class Ignoring: XMLEventHandler {
+        var wantsToStop: Bool { false }
+        func startElement(_ name: String, attributes: [String: String]) {}
+        func endElement(_ name: String) {}
+        func text(_ text: String) {}
+        func declaration(_ description: String) {}
+        func undefinedEntity(_ name: String) {}
     }
 
     /// libxml2's global state, set up once (its documentation asks for it

@@ -15,11 +15,24 @@ package final class SVGDrawingDocument {
 
     private let handle: OpaquePointer
 
-    /// Reads `svg` with no base file or URL and librsvg's own limits on
-    /// (no `RSVG_HANDLE_FLAG_UNLIMITED`).
-    package init(_ svg: UnsafeRawBufferPointer) throws(SVGDrawingFailure) {
+    /// Reads `svg` with no base file or URL, with libxml2's limits for
+    /// huge documents on, or, when `liftsXMLLimits`, off
+    /// (`RSVG_HANDLE_FLAG_UNLIMITED`: documents and attribute values over
+    /// 10 MB, names over 50,000 bytes, nesting deeper than 256). librsvg's
+    /// own limits hold either way (a million elements, half a million
+    /// references resolved).
+    package init(_ svg: UnsafeRawBufferPointer, liftsXMLLimits: Bool = false) throws(SVGDrawingFailure) {
         var error: UnsafeMutablePointer<GError>?
-        guard let handle = rsvg_handle_new_from_data(svg.bindMemory(to: UInt8.self).baseAddress, svg.count, &error) else {
+        let loaded: OpaquePointer?
+        if liftsXMLLimits {
+            // Only the stream constructor takes flags; the stream reads `svg` in place, within this call.
+            let stream = g_memory_input_stream_new_from_data(svg.baseAddress, svg.count, nil)
+            defer { stream.map { g_object_unref(UnsafeMutableRawPointer($0)) } }
+            loaded = stream.flatMap { rsvg_handle_new_from_stream_sync($0, nil, RSVG_HANDLE_FLAG_UNLIMITED, nil, &error) }
+        } else {
+            loaded = rsvg_handle_new_from_data(svg.bindMemory(to: UInt8.self).baseAddress, svg.count, &error)
+        }
+        guard let handle = loaded else {
             throw .couldNotLoad(Self.consume(error))
         }
         rsvg_handle_set_dpi(handle, Self.dotsPerInch)

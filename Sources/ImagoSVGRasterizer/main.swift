@@ -4,12 +4,15 @@
 // per document (`SVGRasterizerProcess` in ImagoServer) and speaks
 // `SVGRasterizerWire` over its standard input and output.
 //
-//     imago-svg-rasterizer --memory BYTES --cpu SECONDS [--parent PID]
+//     imago-svg-rasterizer --memory BYTES --cpu SECONDS [--parent PID] [--xml-limits standard|lifted]
 //
 // Before it reads anything it limits its own address space (RLIMIT_AS) and
 // CPU time (RLIMIT_CPU: SIGXCPU at SECONDS, SIGKILL a second later), turns
 // off core files, and asks to be killed when the server goes (Linux). File
 // writes are left alone: fontconfig may write its cache. It links no Foundation, so it starts in milliseconds.
+// `--xml-limits lifted` reads the document with libxml2's limits for huge
+// documents off (librsvg's RSVG_HANDLE_FLAG_UNLIMITED); the memory and CPU
+// limits hold all the same.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,14 +23,15 @@ import ImagoSVGDrawing
 
 /// Writes `message` to standard error and exits with status 2.
 func usage(_ message: String) -> Never {
-    let text = "imago-svg-rasterizer: \(message)\n" + "usage: imago-svg-rasterizer --memory BYTES --cpu SECONDS [--parent PID]\n"
+    let text = "imago-svg-rasterizer: \(message)\n"
+        + "usage: imago-svg-rasterizer --memory BYTES --cpu SECONDS [--parent PID] [--xml-limits standard|lifted]\n"
     _ = text.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
 
-/// The limits and the parent's process ID from the arguments.
-func arguments() -> (memory: UInt64, cpu: UInt64, parent: pid_t?) {
-    var memory: UInt64?, cpu: UInt64?, parent: pid_t?
+/// The limits, the parent's process ID and whether libxml2's limits are lifted, from the arguments.
+func arguments() -> (memory: UInt64, cpu: UInt64, parent: pid_t?, liftsXMLLimits: Bool) {
+    var memory: UInt64?, cpu: UInt64?, parent: pid_t?, liftsXMLLimits = false
     var rest = CommandLine.arguments.dropFirst()
     while let flag = rest.popFirst() {
         guard let value = rest.popFirst() else { usage("\(flag) needs a value") }
@@ -35,11 +39,14 @@ func arguments() -> (memory: UInt64, cpu: UInt64, parent: pid_t?) {
         case "--memory": memory = UInt64(value)
         case "--cpu": cpu = UInt64(value)
         case "--parent": parent = pid_t(value)
+        case "--xml-limits":
+            guard value == "standard" || value == "lifted" else { usage("--xml-limits is standard or lifted") }
+            liftsXMLLimits = value == "lifted"
         default: usage("unknown argument \(flag)")
         }
     }
     guard let memory, memory > 0, let cpu, cpu > 0 else { usage("--memory and --cpu must be positive integers") }
-    return (memory, cpu, parent)
+    return (memory, cpu, parent, liftsXMLLimits)
 }
 
 #if canImport(Glibc)
@@ -90,15 +97,16 @@ func writeAll(_ bytes: [UInt8]) {
     }
 }
 
-/// Draws the request on standard input; any failure is a reply.
-func serve() throws(SVGDrawingFailure) {
+/// Draws the request on standard input, with libxml2's limits lifted when
+/// `liftsXMLLimits`; any failure is a reply.
+func serve(liftsXMLLimits: Bool) throws(SVGDrawingFailure) {
     guard let header = SVGRasterizerWire.parseRequestHeader(readExactly(SVGRasterizerWire.requestHeaderLength)) else {
         throw .badRequest("not a request")
     }
     let document = readExactly(header.documentLength)
     #if canImport(CRsvg)
     let drawing = try document.withUnsafeBytes { buffer in
-        Result { () throws(SVGDrawingFailure) in try SVGDrawingDocument(buffer) }
+        Result { () throws(SVGDrawingFailure) in try SVGDrawingDocument(buffer, liftsXMLLimits: liftsXMLLimits) }
     }.get()
     let size = try drawing.size(maximumPixelCount: header.maximumPixelCount)
     writeAll(SVGRasterizerWire.sizeReply(width: size.width, height: size.height))
@@ -111,7 +119,7 @@ func serve() throws(SVGDrawingFailure) {
     writeAll([SVGRasterizerWire.pixelsTag])
     writeAll(pixels)
     #else
-    _ = document
+    _ = (document, liftsXMLLimits)
     throw .badRequest("this build has no librsvg")
     #endif
 }
@@ -139,7 +147,7 @@ if let parent = limits.parent {
     if getppid() != parent { exit(4) }
 }
 do {
-    try serve()
+    try serve(liftsXMLLimits: limits.liftsXMLLimits)
 } catch {
     writeAll(SVGRasterizerWire.failureReply(error))
 }

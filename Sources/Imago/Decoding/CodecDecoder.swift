@@ -14,7 +14,9 @@ import Foundation
 ///    and a requested frame must exist (``ImageDecodingError/Code/frameOutOfRange``).
 ///    This is the one place those limits are decided; the tables rely on it.
 /// 3. ``CodecFunctions/makeImage`` decodes; a failure is
-///    ``ImageDecodingError/Code/couldNotProduceImage``. The table gets the
+///    ``ImageDecodingError/Code/couldNotProduceImage``, except a limit the
+///    table meets while decoding, which it throws as
+///    ``ImageDecodingError/Code/tooComplex`` and which passes unchanged. The table gets the
 ///    options unchanged and may use the ``ImageDecodingOptions/thumbnail``
 ///    to scale while decoding (JPEG's DCT scaling, libwebp's scaler, PNG
 ///    rows downscaled as they are decoded). Its image is returned unchanged,
@@ -88,6 +90,8 @@ public struct CodecDecoder: ImageDecoding {
         let image: Image
         do {
             image = try opened.state.image(options.frameIndex, options)   // the table's makeImage, bound to its state
+        } catch let error as ImageDecodingError where error.code == .tooComplex {
+            throw error   // a limit the table meets while decoding (PNG chunks after the image data): the limit's own error
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }
@@ -137,6 +141,8 @@ public struct CodecDecoder: ImageDecoding {
             }
         } catch let stopped as Stopped {
             throw stopped.error
+        } catch let error as ImageDecodingError where error.code == .tooComplex {
+            throw error
         } catch {
             throw ImageDecodingError(.couldNotProduceImage, format: format, message: "the image could not be produced: \(error)", underlying: error)
         }

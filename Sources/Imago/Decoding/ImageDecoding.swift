@@ -87,6 +87,30 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// (imgproxy's `enforce_thumbnail`). Default: `false` (a thumbnail item
     /// is used only when it covers ``thumbnail``).
     public var usesEmbeddedThumbnail: Bool
+    /// Whether a PNG's ancillary chunks (text, EXIF, a colour profile) may
+    /// be larger than the standard limits: imgproxy's `IMGPROXY_PNG_UNLIMITED`,
+    /// libvips' `unlimited` for `pngload`. Default: `false`.
+    ///
+    /// With the standard limits, libspng inflates at most 16 MiB from one
+    /// compressed chunk (`zTXt`, a compressed `iTXt`, `iCCP`; its buffer
+    /// grows by doubling, so a text chunk stops past 8 MiB) and keeps at
+    /// most 64 MiB of chunks in all (stored text and EXIF, and what was
+    /// inflated); a file over either is refused as
+    /// ``ImageDecodingError/Code/tooComplex``.
+    ///
+    /// With `true`, one chunk has no limit of its own, and the chunks
+    /// together may take as much memory as an RGBA image at the pixel limit:
+    /// ``maximumPixelCount`` x 4 bytes (never less than the standard
+    /// 64 MiB). A file whose metadata is large then decodes, while a small
+    /// compressed chunk still cannot inflate without end (a `zTXt` bomb is
+    /// still refused, as `tooComplex`). What stays as it is: the pixel,
+    /// frame, scan and tile limits; libspng's limit of 1,000 kept chunks;
+    /// and the file's own size, which the caller bounds (the image server's
+    /// source byte limit). The image server's memory budget counts a
+    /// render's source and pixels, not these chunks: a decode can hold up to
+    /// 64 MiB beyond its reservation with the standard limits, and up to the
+    /// larger limit above with `true`.
+    public var liftsPNGChunkLimits: Bool
 
     /// What a decoder does with a file's colour profile.
     public enum ColorManagement: Sendable, Hashable {
@@ -125,9 +149,11 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         colorManagement: ColorManagement = .convertToSRGB,
         maximumScanCount: Int = 100,
         maximumTileCount: Int = 256,
-        usesEmbeddedThumbnail: Bool = false
+        usesEmbeddedThumbnail: Bool = false,
+        liftsPNGChunkLimits: Bool = false
     ) {
         self.usesEmbeddedThumbnail = usesEmbeddedThumbnail
+        self.liftsPNGChunkLimits = liftsPNGChunkLimits
         self.maximumScanCount = maximumScanCount
         self.maximumTileCount = maximumTileCount
         self.maximumPixelCount = maximumPixelCount

@@ -40,7 +40,8 @@ extension ErrorCode where Layer == ImageDecodingError {
     public static var tooManyFrames: Self { Self("tooManyFrames") }
     /// The file's coding is too costly to decode for its size: more scans
     /// than ``ImageDecodingOptions/maximumScanCount`` or grid tiles than
-    /// ``ImageDecodingOptions/maximumTileCount``.
+    /// ``ImageDecodingOptions/maximumTileCount``, or PNG chunks over the
+    /// limits ``ImageDecodingOptions/liftsPNGChunkLimits`` describes.
     public static var tooComplex: Self { Self("tooComplex") }
     /// The requested frame does not exist.
     public static var frameOutOfRange: Self { Self("frameOutOfRange") }

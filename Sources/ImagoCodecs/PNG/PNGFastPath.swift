@@ -24,7 +24,11 @@ enum PNGFastPath {
     ///
     /// - Parameter format: The format libspng would produce: `.rgb8` for
     ///   colour type 2 without `tRNS`, `.rgba8` for colour type 6.
-    static func decode(_ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?) -> Image? {
+    /// - Parameter maximumChunkLength: The longest chunk read; a file with
+    ///   a longer one is left to libspng (the decode's
+    ///   ``PNGChunkLimits/chunkSize``).
+    static func decode(_ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?,
+                       maximumChunkLength: Int = PNGChunkLimits.standard.chunkSize) -> Image? {
         let colorType: UInt8
         switch format {
         case .rgb8: colorType = 2
@@ -34,7 +38,7 @@ enum PNGFastPath {
         guard header.bit_depth == 8, header.interlace_method == 0, header.color_type == colorType else { return nil }
         let width = Int(header.width), height = Int(header.height)
         return data.withUnsafeBytes { bytes -> Image? in
-            guard let chunks = imageDataChunks(in: bytes) else { return nil }
+            guard let chunks = imageDataChunks(in: bytes, maximumChunkLength: maximumChunkLength) else { return nil }
             var stream = InflateStream(chunks: chunks)
             let bytesPerPixel = format.bytesPerPixel
             let rowBytes = width * bytesPerPixel
@@ -90,14 +94,15 @@ enum PNGFastPath {
     private struct Declined: Error {}
 
     /// The payloads of the `IDAT` run, each chunk's CRC checked, or `nil`
-    /// unless the run is followed by an empty `IEND` that ends the file.
+    /// unless the run is followed by an empty `IEND` that ends the file
+    /// and no chunk is longer than `maximumChunkLength`.
     /// The chunks before the run were checked by libspng.
-    static func imageDataChunks(in bytes: UnsafeRawBufferPointer) -> [UnsafeRawBufferPointer]? {
+    static func imageDataChunks(in bytes: UnsafeRawBufferPointer, maximumChunkLength: Int) -> [UnsafeRawBufferPointer]? {
         var offset = 8
         var chunks: [UnsafeRawBufferPointer] = []
         while offset + 12 <= bytes.count {
             let length = Int(bigEndian32(bytes, at: offset))
-            guard length <= SpngContext.chunkSizeLimit, length <= bytes.count - offset - 12 else { return nil }
+            guard length <= maximumChunkLength, length <= bytes.count - offset - 12 else { return nil }
             let type = bigEndian32(bytes, at: offset + 4)
             let next = offset + 12 + length
             let isImageData = type == 0x4944_4154   // IDAT

@@ -20,8 +20,13 @@ extension CodecFunctions where State == PNGState {
     /// the image has alpha or a `tRNS` chunk, otherwise to RGB8; 16-bit
     /// samples are reduced to 8 bits and palettes expanded; the image is
     /// turned upright as the `eXIf` orientation says. libspng's limits
-    /// are set on every context: 16 MB per chunk and 64 MB of cached
-    /// ancillary chunks, and, for `makeImage`, width and height no larger
+    /// are set on every context: its chunk limits (16 MiB inflated from one
+    /// chunk, 64 MiB of ancillary chunks kept; with
+    /// ``ImageDecodingOptions/liftsPNGChunkLimits``, no limit per chunk and
+    /// ``ImageDecodingOptions/maximumPixelCount`` x 4 bytes in all), a file
+    /// over them being refused as ``ImageDecodingError/Code/tooComplex``
+    /// (by `open` when the chunks come before the image data), and, for
+    /// `makeImage`, width and height no larger
     /// than the header ``CodecDecoder`` approved (a defence in depth: the
     /// pixel limit itself is decided by ``CodecDecoder``). A CRC error in a
     /// critical chunk fails, including `IEND`; an ancillary chunk with a
@@ -48,8 +53,12 @@ extension CodecFunctions where State == PNGState {
     /// The PNG table, with or without ``PNGFastPath`` (tests compare the two).
     static func png(fastPath: Bool) -> CodecFunctions<PNGState> {
         CodecFunctions(
-            open: { data, _ in
-                let (header, metadata, exif) = try SpngContext.withContext(data) { context in (try context.header(), context.metadata(), context.exif()) }
+            open: { data, options in
+                let (header, metadata, exif) = try SpngContext.withContext(data, chunkLimits: PNGChunkLimits(options)) { context in
+                    let header = try context.header()
+                    try context.readChunksBeforeImageData()
+                    return (header, context.metadata(), context.exif())
+                }
                 let animation = APNG(reading: data)
                 var opened = OpenedImage(width: Int(header.width), height: Int(header.height), frameCount: animation?.frames.count ?? 1,
                                          state: PNGState(data: data, orientation: metadata.orientation, animation: animation),
@@ -66,7 +75,8 @@ extension CodecFunctions where State == PNGState {
                                                 fastPath: fastPath).applying(orientation)
                 }
                 let limits = (width: UInt32(clamping: opened.width), height: UInt32(clamping: opened.height))
-                let image = try SpngContext.withContext(opened.state.data, imageLimits: limits, fastPath: fastPath) { context in
+                let image = try SpngContext.withContext(opened.state.data, imageLimits: limits, chunkLimits: PNGChunkLimits(options),
+                                                        fastPath: fastPath) { context in
                     guard let thumbnail = options.thumbnail else { return try context.decode() }
                     return try context.decode(scaledTo: thumbnail.forStoredPixels(turnedBy: orientation))
                 }
@@ -97,31 +107,74 @@ public struct PNGState: Sendable {
     let animation: APNG?
 }
 
+/// libspng's limits on ancillary chunks for one decode: the standard ones,
+/// or those ``ImageDecodingOptions/liftsPNGChunkLimits`` lifts them to.
+struct PNGChunkLimits: Sendable, Equatable {
+    /// The most bytes libspng may inflate from one compressed chunk
+    /// (`zTXt`, `iTXt`, `iCCP`); also the longest chunk ``PNGFastPath`` reads.
+    var chunkSize: Int
+    /// The most bytes libspng may keep for ancillary chunks in all.
+    var cache: Int
+    /// Whether these are the lifted limits.
+    var isLifted: Bool
+
+    /// The standard limits: 16 MiB from one chunk, 64 MiB in all.
+    static let standard = PNGChunkLimits(chunkSize: 16 << 20, cache: 64 << 20, isLifted: false)
+
+    /// The limits `options` ask for: the standard ones, or, lifted, no
+    /// limit per chunk (libspng's largest, 2^31 - 1 bytes, or the total
+    /// when that is smaller) and `maximumPixelCount` x 4 bytes in all, at
+    /// least the standard total.
+    init(_ options: ImageDecodingOptions) {
+        guard options.liftsPNGChunkLimits else {
+            self = .standard
+            return
+        }
+        let (pixelBytes, overflow) = max(0, options.maximumPixelCount).multipliedReportingOverflow(by: 4)
+        let cache = max(Self.standard.cache, overflow ? Int.max : pixelBytes)
+        self.init(chunkSize: min(cache, Int(Int32.max)), cache: cache, isLifted: true)
+    }
+
+    private init(chunkSize: Int, cache: Int, isLifted: Bool) {
+        self.chunkSize = chunkSize
+        self.cache = cache
+        self.isLifted = isLifted
+    }
+
+    /// The error for a file over these limits.
+    func refusal(_ status: Int32) -> ImageDecodingError {
+        let limits = isLifted
+            ? "the lifted limit of \(cache) bytes in all (4 bytes per pixel of the pixel limit)"
+            : "the limits of \(chunkSize >> 20) MiB inflated from one chunk and \(cache >> 20) MiB in all; liftsPNGChunkLimits lifts them"
+        return ImageDecodingError(.tooComplex, format: .png, message: "the PNG's ancillary chunks are over \(limits)",
+                                  underlying: CodecError.libspng(status))
+    }
+}
+
 /// One libspng decoding context over a buffer, freed when done.
 struct SpngContext: ~Copyable {
-    /// The largest chunk libspng may read.
-    static let chunkSizeLimit = 16 << 20
-    /// The most memory libspng may spend on ancillary chunks.
-    static let chunkCacheLimit = 64 << 20
-
     private let context: OpaquePointer
     /// The encoded file, for ``PNGFastPath``.
     private let data: Data
     /// Whether ``PNGFastPath`` may decode the file.
     private let fastPath: Bool
+    /// The chunk limits set on the context.
+    private let chunkLimits: PNGChunkLimits
 
-    private init(_ context: OpaquePointer, data: Data, fastPath: Bool) {
+    private init(_ context: OpaquePointer, data: Data, fastPath: Bool, chunkLimits: PNGChunkLimits) {
         self.context = context
         self.data = data
         self.fastPath = fastPath
+        self.chunkLimits = chunkLimits
     }
 
-    /// Runs `body` with a context reading `data`, with the chunk limits set
+    /// Runs `body` with a context reading `data`, with `chunkLimits` set
     /// and, when given, `imageLimits` as libspng's largest width and height
     /// (otherwise libspng's own maximum, 2^31 - 1).
     static func withContext<T>(
         _ data: Data,
         imageLimits: (width: UInt32, height: UInt32)? = nil,
+        chunkLimits: PNGChunkLimits = .standard,
         fastPath: Bool = false,
         _ body: (borrowing SpngContext) throws -> T
     ) throws -> T {
@@ -130,11 +183,11 @@ struct SpngContext: ~Copyable {
                 throw CodecError.libspng(Int32(SPNG_EMEM.rawValue), detail: "could not allocate a context")
             }
             defer { spng_ctx_free(raw) }
-            let context = SpngContext(raw, data: data, fastPath: fastPath)
+            let context = SpngContext(raw, data: data, fastPath: fastPath, chunkLimits: chunkLimits)
             if let imageLimits {
                 try check(spng_set_image_limits(raw, imageLimits.width, imageLimits.height))
             }
-            try check(spng_set_chunk_limits(raw, chunkSizeLimit, chunkCacheLimit))
+            try check(spng_set_chunk_limits(raw, chunkLimits.chunkSize, chunkLimits.cache))
             // A critical chunk with a bad CRC fails; an ancillary one is skipped, as browsers skip it.
             try check(spng_set_crc_action(raw, Int32(SPNG_CRC_ERROR.rawValue), Int32(SPNG_CRC_DISCARD.rawValue)))
             try check(spng_set_png_buffer(raw, buffer.baseAddress, buffer.count))
@@ -147,6 +200,18 @@ struct SpngContext: ~Copyable {
         var exif = spng_exif()
         guard spng_get_exif(context, &exif) == 0, let bytes = exif.data, exif.length > 0 else { return nil }
         return Data(bytes: bytes, count: exif.length)
+    }
+
+    /// Reads the chunks before the image data, and throws the
+    /// ``ImageDecodingError/Code/tooComplex`` of ``PNGChunkLimits`` when
+    /// they are over the limits. Other failures are left for the decode,
+    /// which reports them (the getters that read metadata treat a chunk
+    /// they cannot read as absent).
+    func readChunksBeforeImageData() throws {
+        // Any getter but the header's reads every chunk up to the image data.
+        var transparency = spng_trns()
+        let status = spng_get_trns(context, &transparency)
+        if status == Int32(SPNG_ECHUNK_LIMITS.rawValue) { throw readingError(status) }
     }
 
     /// Reads the `IHDR` chunk.
@@ -194,11 +259,12 @@ struct SpngContext: ~Copyable {
     func decode() throws -> Image {
         let header = try header()
         let format = try outputFormat(of: header)
-        if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: nil) { return image }
+        if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: nil,
+                                                    maximumChunkLength: chunkLimits.chunkSize) { return image }
         var size = 0
-        try Self.check(spng_decoded_image_size(context, format.spng, &size))
+        try checkReading(spng_decoded_image_size(context, format.spng, &size))
         let pixels = try [UInt8](pixelCapacity: size) { buffer, count in
-            try Self.check(spng_decode_image(context, buffer.baseAddress, size, format.spng, Int32(SPNG_DECODE_TRNS.rawValue)))
+            try checkReading(spng_decode_image(context, buffer.baseAddress, size, format.spng, Int32(SPNG_DECODE_TRNS.rawValue)))
             count = size
         }
         try checkTrailingChunks()
@@ -217,12 +283,13 @@ struct SpngContext: ~Copyable {
         let format = try outputFormat(of: header)
         let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format.pixelFormat, width: scaled.width, height: scaled.height,
                                   filter: thumbnail.filter, linearLight: thumbnail.linearLight)
-        if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: plan) { return image }
+        if fastPath, let image = PNGFastPath.decode(data, header: header, format: format.pixelFormat, plan: plan,
+                                                    maximumChunkLength: chunkLimits.chunkSize) { return image }
         var size = 0
-        try Self.check(spng_decoded_image_size(context, format.spng, &size))
+        try checkReading(spng_decoded_image_size(context, format.spng, &size))
         let rowBytes = size / height
         let progressive = Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue)
-        try Self.check(spng_decode_image(context, nil, 0, format.spng, progressive))
+        try checkReading(spng_decode_image(context, nil, 0, format.spng, progressive))
         let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
         defer { row.deallocate() }
         let pixels = try plan.makePixels { resampler in
@@ -230,7 +297,7 @@ struct SpngContext: ~Copyable {
             var status = Int32(SPNG_OK.rawValue)
             while status == Int32(SPNG_OK.rawValue) {
                 status = spng_decode_row(context, row, rowBytes)
-                guard status == Int32(SPNG_OK.rawValue) || status == Int32(SPNG_EOI.rawValue) else { throw CodecError.libspng(status) }
+                guard status == Int32(SPNG_OK.rawValue) || status == Int32(SPNG_EOI.rawValue) else { throw readingError(status) }
                 guard !resampler.isComplete else {
                     throw CodecError.libspng(Int32(SPNG_EINTERNAL.rawValue), detail: "more rows than the header's height")
                 }
@@ -248,7 +315,7 @@ struct SpngContext: ~Copyable {
     private func outputFormat(of header: spng_ihdr) throws -> (spng: Int32, pixelFormat: PixelFormat) {
         var transparency = spng_trns()
         let transparencyStatus = spng_get_trns(context, &transparency)
-        if transparencyStatus != Int32(SPNG_ECHUNKAVAIL.rawValue) { try Self.check(transparencyStatus) }
+        if transparencyStatus != Int32(SPNG_ECHUNKAVAIL.rawValue) { try checkReading(transparencyStatus) }
         let colorType = Int(header.color_type)
         let hasAlpha = colorType == Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue)
             || colorType == Int(SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue)
@@ -267,7 +334,7 @@ struct SpngContext: ~Copyable {
         var time = spng_time()
         let trailing = spng_get_time(context, &time)
         if trailing != 0 && trailing != Int32(SPNG_ECHUNKAVAIL.rawValue) && !data.withUnsafeBytes(Self.endsInOverlongAncillaryChunk) {
-            try Self.check(trailing)
+            try checkReading(trailing)
         }
     }
 
@@ -301,5 +368,18 @@ struct SpngContext: ~Copyable {
     static func check(_ status: Int32) throws {
         guard status != Int32(SPNG_OK.rawValue) else { return }
         throw CodecError.libspng(status)
+    }
+
+    /// Throws ``readingError(_:)`` unless `status` is `SPNG_OK`.
+    private func checkReading(_ status: Int32) throws {
+        guard status != Int32(SPNG_OK.rawValue) else { return }
+        throw readingError(status)
+    }
+
+    /// The error for a failed `status` while reading the file: the
+    /// ``CodecError``, except that chunks over the limits are
+    /// ``PNGChunkLimits``' ``ImageDecodingError/Code/tooComplex``.
+    private func readingError(_ status: Int32) -> any Error {
+        status == Int32(SPNG_ECHUNK_LIMITS.rawValue) ? chunkLimits.refusal(status) : CodecError.libspng(status)
     }
 }

@@ -61,16 +61,18 @@ struct ImageInfoReport: Encodable, Sendable {
         try container.encode(thumbhash, forKey: .thumbhash)
     }
 
-    /// Describes the encoded image `data`.
+    /// Describes the encoded image `data`; `liftsPNGChunkLimits` as
+    /// ``ImageServerConfiguration/liftsPNGChunkLimits``.
     ///
     /// - Throws: `ImageDecodingError` when it cannot be read.
-    init(describing data: Data) throws {
+    init(describing data: Data, liftsPNGChunkLimits: Bool = false) throws {
+        let options = ImageDecodingOptions(thumbnail: Thumbnail(width: 100, height: 100), liftsPNGChunkLimits: liftsPNGChunkLimits)
         // Decoding first: it throws the registry's typed error for bytes no codec reads.
-        let small = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(width: 100, height: 100)))
+        let small = try ImageDecoders.all.decode(data, options: options)
         guard let sniffed = ImageFormat(sniffing: data), let codec = ImageDecoders.all.decoders[sniffed] as? CodecDecoder else {
             throw ImageDecodingError(.unsupportedFormat, message: "no codec reads the header of these bytes")
         }
-        let info = try codec.info(for: data)
+        let info = try codec.info(for: data, options: options)
         format = info.format.rawValue
         (width, height) = info.orientation.swapsDimensions ? (info.height, info.width) : (info.width, info.height)
         orientation = info.orientation.rawValue

@@ -126,6 +126,29 @@ public struct ImageServerConfiguration: Sendable {
     /// sends it as the source gave it, still under a sandboxing
     /// `Content-Security-Policy` (imgproxy's `IMGPROXY_SANITIZE_SVG`). Default: `true`.
     public var sanitizesSVG: Bool
+    /// Whether PNG sources' ancillary chunks (text, EXIF, colour profiles)
+    /// may exceed libspng's standard limits (imgproxy's
+    /// `IMGPROXY_PNG_UNLIMITED`): the decoders'
+    /// ``Imago/ImageDecodingOptions/liftsPNGChunkLimits``, which says what
+    /// stays bounded (the chunks' memory, at most 4 bytes per pixel of
+    /// ``maximumSourcePixels``; the pixel and frame limits; the source's
+    /// size, by ``maximumSourceBytes``). Default: `false`: a source over the
+    /// standard limits is answered `422 source_too_large`.
+    public var liftsPNGChunkLimits: Bool
+    /// Whether SVG sources are read with libxml2's limits for huge
+    /// documents lifted (imgproxy's `IMGPROXY_SVG_UNLIMITED`, librsvg's
+    /// `RSVG_HANDLE_FLAG_UNLIMITED`), by the sanitiser and by librsvg in the
+    /// rasterizer's child: documents and attribute values (path data,
+    /// embedded images) over 10 MB, names over 50,000 bytes, and elements
+    /// nested deeper than 256 (up to 2,048). What stays: the source's size
+    /// (``maximumSourceBytes``), the sanitiser's element, instance, filter
+    /// and embedded-pixel limits, the pixel limit, librsvg's own element
+    /// and reference limits, and the child's memory limit
+    /// (``svgRasterizerMemoryLimit``) and timeout (``svgRasterizerTimeout``),
+    /// the real bounds on what a document costs. Default: `false`: a source
+    /// over the size limits is answered `422 source_too_large`, one nested
+    /// deeper than 256 `422 undecodable`.
+    public var liftsSVGXMLLimits: Bool
     /// Whether a `raw` answer passes the client's `Cookie` to the source
     /// (imgproxy's `IMGPROXY_COOKIE_PASSTHROUGH`). Default: `nil`, never.
     public var cookiePassthrough: CookiePassthrough?
@@ -275,6 +298,8 @@ public struct ImageServerConfiguration: Sendable {
         self.encoderSettings = EncoderSettings()
         self.cookiePassthrough = nil
         self.sanitizesSVG = true
+        self.liftsPNGChunkLimits = false
+        self.liftsSVGXMLLimits = false
         self.sendsCanonicalLink = false
         self.skipProcessingFormats = []
         self.alwaysRasterizesSVG = false

@@ -16,9 +16,10 @@ extension ImageServerEngine {
     /// What turns a decoded image (turned upright as its source's EXIF
     /// orientation says, as every decoder turns images) back to the
     /// source's stored pixels, for `auto_rotate:0`; ``ImageOrientation/up``
-    /// (nothing to do) when `autoRotates`.
-    static func undoingOrientation(of source: Data, unless autoRotates: Bool) throws -> ImageOrientation {
-        autoRotates ? .up : try ImageDecoders.info(for: source).orientation.inverse
+    /// (nothing to do) when `autoRotates`. The header is read with the
+    /// decode's `options` (its PNG chunk limits).
+    static func undoingOrientation(of source: Data, unless autoRotates: Bool, options: ImageDecodingOptions) throws -> ImageOrientation {
+        autoRotates ? .up : try ImageDecoders.info(for: source, options: options).orientation.inverse
     }
 
     /// The animation strategy (``RenderStrategy/animation``): an animated
@@ -80,7 +81,7 @@ extension ImageServerEngine {
             try withSpan(SpanName.animate, context: trace) { _ in
                 var writer: (any AnimationWriter)?
                 var exif: Data?
-                let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates)
+                let undo = try Self.undoingOrientation(of: source, unless: frameOptions.autoRotates, options: limits)
                 do {
                     try decoder.decodeFrames(source, options: limits, maximumFrames: settings.frames) { upright in
                         let frame = undo == .up ? upright : upright.applying(undo)

@@ -154,9 +154,9 @@ extension ImageServerEngine {
         do {
             let (data, response) = try await withSpan(SpanName.sourceFetch) { _ in try await loader.data(for: URLRequest(url: source)) }
             let checked = try ResponseHandler<Data>(accepting: .images) { $0 }.handle(data, response: response, for: source)
-            let workQueue = pipeline.configuration.workQueue
+            let (workQueue, lifted) = (pipeline.configuration.workQueue, configuration.liftsPNGChunkLimits)
             return try await job.withSlot {
-                try await workQueue.perform { try ImageInfoReport(describing: checked).json() }
+                try await workQueue.perform { try ImageInfoReport(describing: checked, liftsPNGChunkLimits: lifted).json() }
             }
         } catch {
             let failure = ImageServerError(answering: error)

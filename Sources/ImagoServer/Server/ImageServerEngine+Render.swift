@@ -89,9 +89,10 @@ extension ImageServerEngine {
     func renderFetched(
         _ bytes: SourceBytes, request: ImageRequest, options: ProcessingOptions, key: RenderIdentity, job: SharedJob<RenderedImage>
     ) async throws -> RenderedImage {
-        // The header, read once for the reservation, the animation check and the profile's size.
+        // The header, read once for the reservation, the animation check and the profile's size,
+        // with the decodes' limits (PNG chunks).
         let input = RenderInput(bytes: bytes, request: request, options: options, key: key, job: job,
-                                header: try? ImageDecoders.info(for: bytes.data))
+                                header: try? ImageDecoders.info(for: bytes.data, options: pipeline.configuration.decodingOptions))
         for strategy in RenderStrategy.allCases {
             if var rendered = try await make(strategy, input) {
                 rendered.sourceSize = input.header.map { ($0.width, $0.height) }
@@ -180,7 +181,7 @@ extension ImageServerEngine {
               requestedFormat == nil || requestedFormat?.imageFormat == sourceFormat else { return nil }
         let limits = pipeline.configuration.decodingOptions
         // A header that did not parse is read again, for its error.
-        let info = try input.header ?? ImageDecoders.info(for: bytes.data)
+        let info = try input.header ?? ImageDecoders.info(for: bytes.data, options: limits)
         let pixels = SourceLimits(configuration, options: options).decodedPixels(frames: info.frameCount)
         guard info.frameCount <= limits.maximumFrameCount,
               info.width.multipliedReportingOverflow(by: info.height * max(1, info.frameCount)).partialValue <= pixels

@@ -45,6 +45,7 @@ extension ImageServerEngine {
         rasterizer.maximumPixelCount = limit
         let process = rasterizer
         let sanitizes = configuration.sanitizesSVG
+        let sanitizer = svgDecoder.sanitizer(embeddingAtMost: limit)
         let document = try await Self.killingOnCancellation { cancellation in
             try await inSlot(of: job) { trace throws -> Data in
                 try withSpan(SpanName.sanitizeSVG, context: trace) { _ in
@@ -52,7 +53,7 @@ extension ImageServerEngine {
                     // under the answer's sandboxing Content-Security-Policy.
                     guard sanitizes else { return bytes.data }
                     do {
-                        let sanitized = try SVGSanitizer(maximumEmbeddedPixelCount: limit).sanitized(bytes.data)
+                        let sanitized = try sanitizer.sanitized(bytes.data)
                         _ = try process.size(of: sanitized, cancellation: cancellation)
                         return sanitized
                     } catch {
@@ -105,6 +106,15 @@ extension ImageServerEngine {
         }
     }
 
+    /// The sanitizer SVG sources go through: the default limits, or, with
+    /// ``ImageServerConfiguration/liftsSVGXMLLimits``, libxml2's limits for
+    /// huge documents lifted and elements nested up to
+    /// ``SVGSanitizer/liftedMaximumDepth``.
+    static func svgSanitizer(_ configuration: ImageServerConfiguration) -> SVGSanitizer {
+        guard configuration.liftsSVGXMLLimits else { return SVGSanitizer() }
+        return SVGSanitizer(maximumDepth: SVGSanitizer.liftedMaximumDepth, liftsXMLLimits: true)
+    }
+
     /// The rasterizer SVG sources are drawn with: the configured executable
     /// (else ``SVGRasterizerProcess/defaultExecutable(environment:)``) and
     /// limits. A missing executable is logged here, once: SVG sources are
@@ -113,7 +123,7 @@ extension ImageServerEngine {
         let rasterizer = SVGRasterizerProcess(
             executable: configuration.svgRasterizerExecutable ?? SVGRasterizerProcess.defaultExecutable(),
             timeout: configuration.svgRasterizerTimeout, memoryLimit: configuration.svgRasterizerMemoryLimit,
-            maximumPixelCount: max(1, configuration.maximumSourcePixels)
+            maximumPixelCount: max(1, configuration.maximumSourcePixels), liftsXMLLimits: configuration.liftsSVGXMLLimits
         )
         if !rasterizer.isAvailable {
             configuration.logger.error("""

@@ -114,6 +114,7 @@ extension ImageServerEngine {
         let pipeline = self.pipeline
         let started = DispatchTime.now().uptimeNanoseconds
         decodes.withLock { $0 += 1 }
+        let headerOptions = pipeline.configuration.decodingOptions
         let image = try await inSlot(of: job) { trace in
             try withSpan(SpanName.decode, context: trace) { span in
                 let upright = try pipeline.decode(bytes.data, for: request) { options in
@@ -121,7 +122,7 @@ extension ImageServerEngine {
                     options.maximumPixelCount = maximumPixelCount
                     options.usesEmbeddedThumbnail = usesEmbeddedThumbnail
                 }
-                let undo = try Self.undoingOrientation(of: bytes.data, unless: autoRotates)
+                let undo = try Self.undoingOrientation(of: bytes.data, unless: autoRotates, options: headerOptions)
                 span.attributes["imago.image.width"] = upright.width
                 span.attributes["imago.image.height"] = upright.height
                 return undo == .up ? upright : upright.applying(undo)

@@ -85,7 +85,8 @@ final class ImageServerEngine: Sendable {
         )
         self.loader = loader
         var pipelineConfiguration = ImagePipeline.Configuration.withCodecs
-        svgDecoder = SVGAwareDecoder(wrapping: pipelineConfiguration.decoder, rasterizer: Self.svgRasterizer(configuration))
+        svgDecoder = SVGAwareDecoder(wrapping: pipelineConfiguration.decoder, rasterizer: Self.svgRasterizer(configuration),
+                                     sanitizer: Self.svgSanitizer(configuration))
         pipelineConfiguration.decoder = svgDecoder
         pipelineConfiguration.dataLoader = loader
         pipelineConfiguration.dataCache = configuration.dataCache
@@ -96,6 +97,7 @@ final class ImageServerEngine: Sendable {
         // frame, by `animated(...)`.
         pipelineConfiguration.decodingOptions.frameIndex = 0
         pipelineConfiguration.decodingOptions.maximumPixelCount = max(1, configuration.maximumSourcePixels)
+        pipelineConfiguration.decodingOptions.liftsPNGChunkLimits = configuration.liftsPNGChunkLimits
         pipelineConfiguration.logger = configuration.logger
         // The loader limits downloads, per host then in all (`DownloadSlots`): the data stage
         // does not, or a slow host's waiting downloads would hold its slots and delay every host.

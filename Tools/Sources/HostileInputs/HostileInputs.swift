@@ -13,11 +13,17 @@ public enum HostileInputs {
     /// CRC-32 (ISO-HDLC), for PNG chunks.
     public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        crcTable.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
         }
         return ~crc
+    }
+
+    /// CRC-32's table, a byte at a time (chunks of megabytes are checksummed in debug builds).
+    private static let crcTable: [UInt32] = (0..<256).map { index in
+        var crc = UInt32(index)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        return crc
     }
 
     /// `png` with a chunk of `type` and `payload` put after `IHDR`.
@@ -62,6 +68,17 @@ public enum HostileInputs {
         var bytes = [UInt8](profile) + [UInt8](repeating: 0, count: max(0, count - profile.count))
         bytes.replaceSubrange(0..<4, with: bigEndian(UInt32(bytes.count)))
         return Data(bytes)
+    }
+
+    /// A 40x30 red PNG whose colour profile (`iCCP`) inflates to `count`
+    /// zero bytes: deflate packs them a thousandfold, so the file is about
+    /// `count / 1000` bytes and reading its chunks takes `count` of memory.
+    /// Over 16 MiB it is past libspng's standard chunk limit.
+    public static func pngWithInflatingProfile(of count: Int) throws -> Data {
+        var image = Image(width: 40, height: 30, pixelFormat: .rgb8,
+                          pixels: Array((0..<(40 * 30)).lazy.flatMap { _ in [UInt8(255), 0, 0] }))
+        image.colorProfile = ColorProfile(data: Data(count: count))
+        return try ImageEncoders.png().encode(image)
     }
 
     // MARK: Decode work
@@ -119,6 +136,29 @@ public enum HostileInputs {
         }
         return Data(##"<svg \##(svgNamespace) width="40" height="40">\##(body)</defs><use href="#u9"/></svg>"##.utf8)
     }()
+
+    /// A 40x30 document whose red rectangle sits `depth` groups deep: past
+    /// 256, over libxml2's default depth (librsvg's without
+    /// `RSVG_HANDLE_FLAG_UNLIMITED`) and the sanitiser's default.
+    public static func nestedSVG(depth: Int) -> Data {
+        Data((##"<svg \##(svgNamespace) width="40" height="30">"## + String(repeating: "<g>", count: depth)
+            + ##"<rect width="40" height="30" fill="#ff0000"/>"## + String(repeating: "</g>", count: depth) + "</svg>").utf8)
+    }
+
+    /// A 40x30 document drawing an embedded red PNG through a `data:`
+    /// address of more than `attributeBytes` bytes (the PNG padded with a
+    /// stored text chunk): over 10 MB, past libxml2's default limit on an
+    /// attribute value and a document, as a large embedded photo is.
+    public static func svgEmbeddingPNG(attributeBytes: Int) throws -> Data {
+        let prefix = "data:image/png;base64,"
+        let png = try ImageEncoders.png().encode(Image(width: 4, height: 3, pixelFormat: .rgb8,
+                                                       pixels: Array((0..<12).lazy.flatMap { _ in [UInt8(255), 0, 0] })))
+        // Base64 makes 4 bytes of 3.
+        let padding = max(0, (attributeBytes - prefix.utf8.count) / 4 * 3 - png.count + 3)
+        let padded = inserting("tEXt", Array("Comment".utf8) + [0] + [UInt8](repeating: UInt8(ascii: "x"), count: padding), into: png)
+        return Data((##"<svg \##(svgNamespace) width="40" height="30"><image width="40" height="30" preserveAspectRatio="none" href=""##
+            + prefix + padded.base64EncodedString() + ##""/></svg>"##).utf8)
+    }
 
     /// A sanitised SVG document without its CSS strings (in `<style>`
     /// elements, and `&quot;`-quoted in attributes): an address may stay

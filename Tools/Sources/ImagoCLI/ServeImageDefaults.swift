@@ -4,8 +4,9 @@ import Imago
 import ImagoServer
 
 /// `imago serve`'s settings for what every image gets unless its path says
-/// otherwise, and the source limits that only animations and results need:
-/// imgproxy's compression, formats and security variables of the same names.
+/// otherwise, the source limits that only animations and results need, and
+/// the PNG and SVG parsers' limits: imgproxy's compression, formats and
+/// security variables of the same names.
 struct ServeImageDefaults: ParsableArguments {
     @Option(help: "Leave the source's metadata out of results unless a path says sm:0: true or false (IMGPROXY_STRIP_METADATA).")
     var stripMetadata: Switch = .on
@@ -37,6 +38,12 @@ struct ServeImageDefaults: ParsableArguments {
     @Option(help: "When above 0, animations are checked frame by frame against this many megapixels instead of in total (IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION).")
     var maxAnimationFrameResolution = 0.0
 
+    @Flag(help: "Read PNG sources whose text, EXIF or colour profile chunks are over libspng's limits (16 MiB inflated from one chunk, 64 MiB in all); the chunks still take at most 4 bytes per pixel of --max-src-resolution, and the source stays within --max-src-file-size (IMGPROXY_PNG_UNLIMITED).")
+    var pngUnlimited = false
+
+    @Flag(help: "Read SVG sources over libxml2's limits for huge documents (10 MB a document or attribute value, nesting deeper than 256; up to 2048), in the sanitiser and in the rasterizer; --svg-rasterizer-memory and --svg-rasterizer-timeout still hold (IMGPROXY_SVG_UNLIMITED).")
+    var svgUnlimited = false
+
     /// ``preferredFormats`` read; `nil` when a name is not a format Imago writes.
     var preferred: [ImageFormat]? {
         let names = preferredFormats.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
@@ -66,6 +73,8 @@ struct ServeImageDefaults: ParsableArguments {
         configuration.defaultOptions = options
         configuration.outputPolicy.preferredFormats = preferred
         configuration.sanitizesSVG = sanitizeSvg.isOn
+        configuration.liftsPNGChunkLimits = pngUnlimited
+        configuration.liftsSVGXMLLimits = svgUnlimited
         if maxResultDimension > 0 { configuration.maximumOutputSide = min(maxResultDimension, ImageServerPath.maximumOutputSide) }
         let framePixels = Int(maxAnimationFrameResolution * 1_000_000)
         configuration.maximumAnimationFramePixels = framePixels > 0 ? framePixels : nil
@@ -77,6 +86,7 @@ struct ServeImageDefaults: ParsableArguments {
          ("strip-color-profile", "\(stripColorProfile.isOn)"), ("auto-rotate", "\(autoRotate.isOn)"),
          ("enforce-thumbnail", "\(enforceThumbnail)"), ("preferred-formats", preferredFormats), ("sanitize-svg", "\(sanitizeSvg.isOn)"), ("preserve-hdr", "\(preserveHdr)"),
          ("max-result-dimension", maxResultDimension > 0 ? "\(maxResultDimension)" : "(8192)"),
-         ("max-animation-frame-resolution", maxAnimationFrameResolution > 0 ? "\(maxAnimationFrameResolution)" : "(off)")]
+         ("max-animation-frame-resolution", maxAnimationFrameResolution > 0 ? "\(maxAnimationFrameResolution)" : "(off)"),
+         ("png-unlimited", "\(pngUnlimited)"), ("svg-unlimited", "\(svgUnlimited)")]
     }
 }
