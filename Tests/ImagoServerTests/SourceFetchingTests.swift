@@ -48,7 +48,7 @@ import Testing
     }
 
     /// A source that trickles in for 4 s is given up after the download
-    /// timeout (half a second), well before the request's deadline: 504.
+    /// timeout (half a second), not at the request's deadline: 504.
     @Test func aDownloadPastItsTimeoutIs504() async throws {
         let origin = try await Fixture.origin([
             "/slow.jpg": ServedResponse.ok(Fixture.jpeg, contentType: "image/jpeg")
@@ -59,12 +59,11 @@ import Testing
             $0.timeout = 60
         }
         try await Fixture.withServer(configuration) { client, _ in
-            let clock = ContinuousClock()
-            let started = clock.now
             let response = try await client.execute(uri: Fixture.path("w:40", origin.url("/slow.jpg")), method: .get)
+            // The download's own timeout, not the request's deadline (which is 503 timeout).
             #expect(response.status == .gatewayTimeout)
             #expect(response.errorCode == "source_timed_out")
-            #expect(clock.now - started < .seconds(30), "given up by the download timeout, not the request's deadline")
+            #expect(String(decoding: response.data, as: UTF8.self).contains("longer than 0.5 s"), "\(String(decoding: response.data, as: UTF8.self))")
         }
     }
 

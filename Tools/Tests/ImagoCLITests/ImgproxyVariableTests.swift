@@ -78,6 +78,8 @@ import Testing
         Row("IMGPROXY_MAX_ANIMATION_FRAMES", "24", "max-animation-frames = 24"),
         Row("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", "2.5", "max-animation-frame-resolution = 2.5"),
         Row("IMGPROXY_MAX_RESULT_DIMENSION", "4000", "max-result-dimension = 4000"),
+        Row("IMGPROXY_PNG_UNLIMITED", "true", "png-unlimited = true"),
+        Row("IMGPROXY_SVG_UNLIMITED", "true", "svg-unlimited = true"),
         Row("IMGPROXY_COOKIE_PASSTHROUGH", "true", "cookie-passthrough = true"),
         Row("IMGPROXY_COOKIE_PASSTHROUGH_ALL", "true", "cookie-passthrough-all = true"),
         Row("IMGPROXY_COOKIE_BASE_URL", "https://example.com/", "cookie-base-url = https://example.com/"),
