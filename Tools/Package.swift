@@ -36,6 +36,10 @@ let serving: [Target.Dependency] = [
     .product(name: "Prometheus", package: "swift-prometheus"),
     .product(name: "Metrics", package: "swift-metrics"),
     .product(name: "Logging", package: "swift-log"),
+    // The listener of --so-reuseport (ReusePortListener).
+    .product(name: "HummingbirdCore", package: "hummingbird"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
 ] + (exportsSpans ? [.product(name: "OTel", package: "swift-otel")] : [])
 /// What both executables link: the library, the loader and the shared command-line code.
 let commandLine: [Target.Dependency] = ["CommandLineSupport", "SharedState", "LoopbackServer", imago, codecs, asyncHTTPClient, argumentParser]

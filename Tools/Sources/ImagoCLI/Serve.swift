@@ -807,8 +807,16 @@ struct Serve: AsyncParsableCommand {
         }
         let connections = ConnectionGuard(limits: .init(readRequestTimeout: readRequestTimeout, keepAliveTimeout: keepAliveTimeout,
                                                         maximumConnections: clients, writeResponseTimeout: http.writeResponseTimeout))
-        let bindAddress: BindAddress
+        var bindAddress: BindAddress
+        var reusePort: ReusePortListener?
         switch address {
+        case .tcp(let host, let port) where http.soReuseport:
+            // Hummingbird cannot set SO_REUSEPORT: the listener of its own accepts for the application.
+            let listener = try ReusePortListener(host: host, port: port, backlog: 1024, logger: logger) { bound in
+                Output.line("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
+            }
+            bindAddress = listener.applicationAddress
+            reusePort = listener
         case .tcp(let host, let port): bindAddress = .hostname(host, port: port)
         case .unix(let path):
             // A socket left by a server that crashed is replaced; any other file is not.
@@ -816,11 +824,13 @@ struct Serve: AsyncParsableCommand {
             if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
             bindAddress = .unixDomainSocket(path: path)
         }
+        let listener = reusePort
         let app = Application(
             router: router,
-            server: .http1(configuration: connections.http1Configuration()),
+            server: listener?.builder(connections.http1Configuration()) ?? .http1(configuration: connections.http1Configuration()),
             configuration: .init(address: bindAddress, serverName: serverName, backlog: 1024),
             onServerRunning: { channel in
+                if listener != nil { return }
                 switch address {
                 case .tcp(let host, _):
                     let bound = channel.localAddress?.port ?? 0
@@ -836,9 +846,12 @@ struct Serve: AsyncParsableCommand {
         // metrics listener and the DogStatsD flusher (the last metrics),
         // then the OTLP metrics and log exporters.
         let drain = DrainService(readiness: readiness, delay: .milliseconds(Int(drainDelay * 1000)))
-        let services: [any Service] = signals.services + metricsSystem.services(logger: logger) + (tracing.map { [$0] } ?? []) + [app, drain]
+        let services: [any Service] = signals.services + metricsSystem.services(logger: logger) + (tracing.map { [$0] } ?? [])
+            + [app] + (listener.map { [$0] } ?? []) + [drain]
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .milliseconds(Int((drainDelay + drainTimeout) * 1000))
+        // The folder of the application's unreached socket goes with the server.
+        defer { if let listener { try? FileManager.default.removeItem(at: listener.folder) } }
         do {
             try await ServiceGroup(configuration: group).run()
         } catch {

@@ -12,6 +12,9 @@ struct ServeHTTPOptions: ParsableArguments {
     @Option(help: "tcp, tcp4, tcp6 or unix: with tcp4 or tcp6, a --bind without a host listens on every IPv4 or IPv6 address (IMGPROXY_NETWORK).")
     var network = "tcp"
 
+    @Flag(help: "Bind with SO_REUSEPORT, so several imago serve processes share the port and the kernel spreads connections among them (IMGPROXY_SO_REUSEPORT; TCP only).")
+    var soReuseport = false
+
     @Option(help: "The most seconds from a response's head to its last byte; a client that reads slower is cut off (IMGPROXY_WRITE_RESPONSE_TIMEOUT).")
     var writeResponseTimeout = 10.0
 
@@ -46,6 +49,7 @@ struct ServeHTTPOptions: ParsableArguments {
         guard writeResponseTimeout.isFinite, writeResponseTimeout > 0, writeResponseTimeout <= 86_400 else {
             throw ValidationError("--write-response-timeout must be seconds above 0, at most a day.")
         }
+        if soReuseport, network.lowercased() == "unix" { throw ValidationError("--so-reuseport is for TCP; a Unix socket path has one listener.") }
         _ = try address(host: "127.0.0.1", port: 8080)
         if let cookieBaseUrl, !cookieBaseUrl.isEmpty, URL(string: cookieBaseUrl)?.host == nil {
             throw ValidationError("--cookie-base-url must be a URL with a host, not \(cookieBaseUrl).")
@@ -88,7 +92,7 @@ struct ServeHTTPOptions: ParsableArguments {
 
     /// The settings, one `flag = value` line each, for `--print-config`.
     var configurationLines: [(String, String)] {
-        [("bind", bind ?? "(--host:--port)"), ("network", network), ("write-response-timeout", "\(writeResponseTimeout)"),
+        [("bind", bind ?? "(--host:--port)"), ("network", network), ("so-reuseport", "\(soReuseport)"), ("write-response-timeout", "\(writeResponseTimeout)"),
          ("debug-headers", "\(debugHeaders)"), ("canonical-header", "\(canonicalHeader)"), ("development-errors", "\(developmentErrors)"),
          ("cookie-passthrough", "\(cookiePassthrough)"), ("cookie-passthrough-all", "\(cookiePassthroughAll)"), ("cookie-base-url", cookieBaseUrl ?? "(none)")]
     }

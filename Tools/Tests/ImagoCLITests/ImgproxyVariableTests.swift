@@ -45,6 +45,7 @@ import Testing
         // Server.
         Row("IMGPROXY_BIND", "0.0.0.0:9090", "host = 0.0.0.0", "port = 9090"),
         Row("IMGPROXY_NETWORK", "unix", "network = unix", "bind = /tmp/imago-test.sock", with: [("IMGPROXY_BIND", "/tmp/imago-test.sock")]),
+        Row("IMGPROXY_SO_REUSEPORT", "true", "so-reuseport = true"),
         Row("IMGPROXY_WORKERS", "3", "workers = 3"),
         Row("IMGPROXY_CONCURRENCY", "5", "workers = 5"),
         Row("IMGPROXY_REQUESTS_QUEUE_SIZE", "17", "max-queue = 17"),

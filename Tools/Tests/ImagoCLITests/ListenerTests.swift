@@ -61,6 +61,31 @@ import Glibc
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
     }
 
+    /// imgproxy's `IMGPROXY_SO_REUSEPORT`: a second server binds the port
+    /// the first listens on, and when the first stops the second answers
+    /// every request; without the option a second start fails.
+    @Test func twoServersShareAPortWithSOReusePort() async throws {
+        let first = try await ServeTests.Running(["--unsigned"], environment: ["IMGPROXY_SO_REUSEPORT": "true"])
+        let port = first.port
+        let second = try await ServeTests.Running(["--unsigned", "--so-reuseport", "--port", String(port)])
+        #expect(second.port == port)
+        let refused = try await HostileClientTests.run(["serve", "--unsigned", "--no-cache", "--port", String(port)])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Address already in use"), "\(refused.stderr)")
+        for _ in 0..<20 { #expect(try await first.get("/health").status == 200) }
+        // Where each put the application's own socket (a private folder), gone once it stops.
+        let line = first.log.split(separator: "\n").first { $0.contains("listening on socket path") }
+        let folder = line.flatMap { line in line.range(of: "/").map { URL(fileURLWithPath: String(line[$0.lowerBound...])).deletingLastPathComponent() } }
+        #expect(folder.map { FileManager.default.fileExists(atPath: $0.path) } == true, "\(first.log)")
+        #expect(await first.stop() == 0)
+        #expect(folder.map { FileManager.default.fileExists(atPath: $0.path) } == false)
+        for _ in 0..<20 { #expect(try await second.get("/health").status == 200) }
+        #expect(await second.stop() == 0)
+        // Not for a Unix socket.
+        let unix = try await HostileClientTests.run(["serve", "--unsigned", "--so-reuseport", "--network", "unix", "--bind", "/tmp/x.sock", "--print-config"])
+        #expect(unix.status == 2)
+    }
+
     @Test func badBindsAndNetworksStopTheStart() async throws {
         for environment in [["IMGPROXY_BIND": "-1.-1.-1.-1"], ["IMGPROXY_BIND": "example.com"], ["IMGPROXY_BIND": "1.2.3.4:http"],
                             ["IMGPROXY_NETWORK": "udp"], ["IMGPROXY_NETWORK": "unix"]] {
