@@ -45,13 +45,15 @@ enum Fixture {
     }
 
     /// A configuration for a loopback origin: unsigned paths, private
-    /// networks allowed, and a render deadline of two minutes (the default
-    /// 10 s is for production: a debug build under the thread sanitizer,
-    /// beside the other suites, can take longer; the deadline's own tests set theirs).
+    /// networks allowed, and a render deadline and a download timeout of
+    /// two minutes (the defaults, 10 s and 5 s, are for production: a debug
+    /// build under the thread sanitizer, beside the other suites, can take
+    /// longer; the tests of those limits set theirs).
     static func configuration(_ configure: (inout ImageServerConfiguration) -> Void = { _ in }) -> ImageServerConfiguration {
         var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
         configuration.sourcePolicy.allowsPrivateNetworks = true
         configuration.timeout = 120
+        configuration.sourceFetching.downloadTimeout = 120
         configuration.logger = .disabled
         configure(&configuration)
         return configuration

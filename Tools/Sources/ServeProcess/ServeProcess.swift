@@ -25,8 +25,9 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Starts `imago serve ARGUMENTS` and returns once it listens (awaited:
     /// no thread of the test runner waits). Before `arguments`: `--port 0
-    /// --no-cache --timeout 120` (a long render deadline unless the test
-    /// sets one: the last `--timeout` wins). `descriptorLimit` starts it
+    /// --no-cache --timeout 120 --download-timeout 120` (a long render
+    /// deadline and download timeout unless the test sets its own: the last
+    /// one given wins). `descriptorLimit` starts it
     /// under that `RLIMIT_NOFILE` (through util-linux's `prlimit`, which
     /// sets it and execs imago as the same process).
     public init(_ arguments: [String], environment: [String: String] = [:], replacingEnvironment: Bool = false,
@@ -34,7 +35,7 @@ public final class ServeProcess: @unchecked Sendable {
                 executable: URL = ServeProcess.defaultExecutable) async throws {
         stderr = FileManager.default.temporaryDirectory.appendingPathComponent("imago-serve-\(UUID().uuidString).log")
         try Data().write(to: stderr)
-        let serve = ["serve", "--port", "0", "--no-cache", "--timeout", "120"] + arguments
+        let serve = ["serve", "--port", "0", "--no-cache", "--timeout", "120", "--download-timeout", "120"] + arguments
         if let limit = descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             process.arguments = ["--nofile=\(limit.soft):\(limit.hard)", executable.path] + serve
