@@ -119,10 +119,7 @@ final class AssumedRoleCredentials: Sendable {
             guard data.count <= 65_536 else { throw ImageServerError(.sourceFailed, "STS's answer to AssumeRole is over 64 KB") }
         }
         let text = String(decoding: data, as: UTF8.self)
-        func element(_ name: String) -> String? {
-            guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
-            return String(text[start.upperBound..<end.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        func element(_ name: String) -> String? { S3DataLoader.element(name, in: text) }
         guard (200...299).contains(status) else {
             let detail = [element("Code"), element("Message")].compactMap { $0?.prefix(300) }.map { ": " + $0 }.joined()
             throw ImageServerError(.sourceAccessDenied, "STS refused to assume the role \(role.arn.prefix(200)) (\(status))\(detail)")

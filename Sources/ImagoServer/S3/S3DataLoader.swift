@@ -272,11 +272,14 @@ public struct S3DataLoader: DataLoading {
             return ""
         }
         let text = String(decoding: data, as: UTF8.self)
-        func element(_ name: String) -> String? {
-            guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
-            return String(text[start.upperBound..<end.lowerBound].prefix(300))
-        }
-        return [element("Code"), element("Message")].compactMap { $0 }.map { ": " + $0 }.joined()
+        return [element("Code", in: text), element("Message", in: text)].compactMap { $0?.prefix(300) }.map { ": " + $0 }.joined()
+    }
+
+    /// The text of the first `<name>` element of an AWS XML answer (S3's,
+    /// STS's), trimmed; `nil` when there is none.
+    static func element(_ name: String, in text: String) -> String? {
+        guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
+        return text[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 #endif

@@ -62,6 +62,17 @@ enum ServeTracing {
 
         /// The collector OpenTelemetry's SDKs send to when none is named.
         var defaultEndpoint: String { self == .grpc ? "http://localhost:4317" : "http://localhost:4318" }
+
+        #if OTLP
+        /// swift-otel's name for it.
+        var otel: OTel.Configuration.OTLPExporterConfiguration.`Protocol` {
+            switch self {
+            case .grpc: .grpc
+            case .httpProtobuf: .httpProtobuf
+            case .httpJSON: .httpJSON
+            }
+        }
+        #endif
     }
 
     /// Where spans go, how, and what said so.
@@ -163,25 +174,28 @@ enum ServeTracing {
     /// span (nothing outside one, or with tracing off).
     static let logMetadata: Logger.MetadataProvider? = OTel.makeLoggingMetadataProvider()
 
+    /// What every signal's configuration starts from: imgproxy's name for
+    /// the service (its 3.x variable) unless OTEL_SERVICE_NAME gives one,
+    /// and swift-otel's own messages from warnings up.
+    private static func baseConfiguration(_ environment: [String: String]) -> OTel.Configuration {
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "imago"
+        configuration.diagnosticLogLevel = .warning
+        return configuration
+    }
+
     /// Bootstraps the tracer when tracing is configured; the service that
     /// exports the spans (run it beside the server, stopped after it so the
     /// last spans go out), or `nil` when tracing is off.
     static func bootstrap(_ export: Export?, environment: [String: String], logger: Logger) throws -> (any Service)? {
         guard let export else { return nil }
-        var configuration = OTel.Configuration.default
-        // imgproxy's name for the service (its 3.x variable), unless OTEL_SERVICE_NAME gives one.
-        configuration.serviceName = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "imago"
+        var configuration = baseConfiguration(environment)
         configuration.logs.enabled = false
         configuration.metrics.enabled = false
         // swift-otel's own messages (export failures) go to the server's log.
         configuration.diagnosticLogger = .custom(logger)
-        configuration.diagnosticLogLevel = .warning
         configuration.traces.otlpExporter.endpoint = export.url
-        configuration.traces.otlpExporter.protocol = switch export.wireProtocol {
-        case .grpc: .grpc
-        case .httpProtobuf: .httpProtobuf
-        case .httpJSON: .httpJSON
-        }
+        configuration.traces.otlpExporter.protocol = export.wireProtocol.otel
         var environment = environment
         // Read above, where the flags win over them; swift-otel would turn
         // logs and metrics back on with OTEL_SDK_DISABLED=false.
@@ -202,15 +216,9 @@ enum ServeTracing {
         guard let export else {
             throw ValidationError("--otlp-metrics and --otlp-logs export to the OTLP collector spans go to: name one (--otlp-endpoint, OTEL_EXPORTER_OTLP_ENDPOINT, or --otlp).")
         }
-        var configuration = OTel.Configuration.default
-        configuration.serviceName = environment["IMGPROXY_OPEN_TELEMETRY_SERVICE_NAME"].flatMap { $0.isEmpty ? nil : $0 } ?? "imago"
+        var configuration = baseConfiguration(environment)
         configuration.traces.enabled = false
-        configuration.diagnosticLogLevel = .warning
-        let wire: OTel.Configuration.OTLPExporterConfiguration.`Protocol` = switch export.wireProtocol {
-        case .grpc: .grpc
-        case .httpProtobuf: .httpProtobuf
-        case .httpJSON: .httpJSON
-        }
+        let wire = export.wireProtocol.otel
         var backends = SignalBackends()
         if metrics {
             var metricsConfiguration = configuration

@@ -321,21 +321,12 @@ import FoundationNetworking
 
     /// `--print-config` shows the GCS flags, never the HMAC secret.
     @Test func printConfigShowsGCSButNotItsSecret() async throws {
-        let process = Process()
-        process.executableURL = CLITests.binary
-        process.arguments = ["serve", "--print-config", "--unsigned"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["IMGPROXY_USE_GCS"] = "true"
-        environment["IMGPROXY_GCS_ENDPOINT"] = "http://127.0.0.1:4443"
-        environment["IMAGO_GCS_HMAC_ACCESS_ID"] = "GOOG1EEXAMPLE"
-        environment["IMAGO_GCS_HMAC_SECRET"] = "hmac-secret-value"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.startTiedToThisProcess()
-        let text = try await offTheTestThreads { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-        await process.exited()
-        #expect(process.terminationStatus == 0)
+        let run = try await CLITests().imago(["serve", "--print-config", "--unsigned"], environment: [
+            "IMGPROXY_USE_GCS": "true", "IMGPROXY_GCS_ENDPOINT": "http://127.0.0.1:4443",
+            "IMAGO_GCS_HMAC_ACCESS_ID": "GOOG1EEXAMPLE", "IMAGO_GCS_HMAC_SECRET": "hmac-secret-value",
+        ])
+        #expect(run.status == 0)
+        let text = run.stdout
         let lines = Set(text.split(separator: "\n").map(String.init))
         #expect(lines.contains("use-gcs = true") && lines.contains("gcs-endpoint = http://127.0.0.1:4443"), "\(text)")
         #expect(!text.contains("hmac-secret-value"))
