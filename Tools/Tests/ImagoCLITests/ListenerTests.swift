@@ -64,15 +64,38 @@ import Glibc
     /// imgproxy's `IMGPROXY_SO_REUSEPORT`: a second server binds the port
     /// the first listens on, and when the first stops the second answers
     /// every request; without the option a second start fails.
+    /// Connects to `port` on loopback, sends nothing, and returns how many
+    /// seconds pass until the server closes the connection (or 10 s).
+    static func secondsUntilASilentConnectionIsClosed(port: Int) -> Double {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return 0 }
+        let started = Date()
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        var byte: UInt8 = 0
+        while poll(&poller, 1, 10_000) > 0, recv(descriptor, &byte, 1, 0) > 0 {}
+        return Date().timeIntervalSince(started)
+    }
+
     @Test func twoServersShareAPortWithSOReusePort() async throws {
-        let first = try await ServeTests.Running(["--unsigned"], environment: ["IMGPROXY_SO_REUSEPORT": "true"])
+        let first = try await ServeTests.Running(["--unsigned", "--read-request-timeout", "1"], environment: ["IMGPROXY_SO_REUSEPORT": "true"])
         let port = first.port
-        let second = try await ServeTests.Running(["--unsigned", "--so-reuseport", "--port", String(port)])
+        let second = try await ServeTests.Running(["--unsigned", "--so-reuseport", "--read-request-timeout", "1", "--port", String(port)])
         #expect(second.port == port)
         let refused = try await HostileClientTests.run(["serve", "--unsigned", "--no-cache", "--port", String(port)])
         #expect(refused.status == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("Address already in use"), "\(refused.stderr)")
         for _ in 0..<20 { #expect(try await first.get("/health").status == 200) }
+        // The connection guard holds on this listener too: a client that sends nothing is closed at the read timeout.
+        let silent = try await offTheTestThreads { Self.secondsUntilASilentConnectionIsClosed(port: port) }
+        #expect(silent > 0 && silent < 9, "closed after \(silent) s")
         // Where each put the application's own socket (a private folder), gone once it stops.
         let line = first.log.split(separator: "\n").first { $0.contains("listening on socket path") }
         let folder = line.flatMap { line in line.range(of: "/").map { URL(fileURLWithPath: String(line[$0.lowerBound...])).deletingLastPathComponent() } }
