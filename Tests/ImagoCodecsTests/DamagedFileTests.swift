@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
+import ImagoTestingSupport
 import Testing
 import TestSupport
 
@@ -17,7 +18,7 @@ import TestSupport
         let data = try Fixtures.data("tolerance/\(file)")
         let image = try ImageDecoders.all.decode(data)
         #expect(!image.isPartial)
-        #expect(maximumDifference(image, try referenceImage("tolerance/\(file).pillow.png")) <= 1)
+        assertImage(image, matches: try referenceImage("tolerance/\(file).pillow.png"), .within(levels: 1), name: file)
         #expect(try ImageDecoders.info(for: data).width == 96)
         #expect(try !ImageDecoders.all.decode(data, options: ImageDecodingOptions(maximumPixelSize: 24)).isPartial)
     }
@@ -26,7 +27,7 @@ import TestSupport
         // libjpeg-turbo keeps only its first warning ("extraneous bytes"); the missing data is still seen.
         let image = try ImageDecoders.all.decode(try Fixtures.data("tolerance/damaged-jpeg-junk-truncated.jpg"))
         #expect(image.isPartial)
-        #expect(maximumDifference(image, try referenceImage("tolerance/damaged-jpeg-junk-truncated.jpg.pillow.png")) <= 1)
+        assertImage(image, matches: try referenceImage("tolerance/damaged-jpeg-junk-truncated.jpg.pillow.png"), .within(levels: 1))
     }
 
     @Test(arguments: [[0x68, 0x69], [0xFF, 0x00], [0x00, 0xFF, 0x00, 0x01, 0xFF, 0xFF]] as [[UInt8]])
@@ -56,10 +57,12 @@ import TestSupport
         let data = try Fixtures.data("tolerance/damaged-gif-wide-lzw.gif")
         let image = try ImageDecoders.gif().decode(data)
         #expect(image.frames.count == 2 && image.frames.map(\.duration) == [0.2, 0.2] && image.loopCount == 0)
-        #expect(maximumDifference(image, try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.png")) == 0)
-        #expect(maximumDifference(image, try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.frame1.png"), frame: 1) == 0)
-        let second = try ImageDecoders.gif().decode(data, options: ImageDecodingOptions(frameIndex: 1))
-        #expect(maximumDifference(second, try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.frame1.png")) == 0)
+        let (first, second) = (try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.png"),
+                               try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.frame1.png"))
+        assertImage(image.derived(frame: 0), matches: first, .exact, name: "frame 0")
+        assertImage(image.derived(frame: 1), matches: second, .exact, name: "frame 1")
+        let alone = try ImageDecoders.gif().decode(data, options: ImageDecodingOptions(frameIndex: 1))
+        assertImage(alone, matches: second, .exact, name: "frame 1 alone")
     }
 
     @Test func aDamagedWideLZWFrameFailsOrKeepsTheWholeFrames() throws {
@@ -69,7 +72,7 @@ import TestSupport
         // Cut inside frame 1's raster: frame 0 stays.
         let cut = try ImageDecoders.gif().decode(data.prefix(data.count - 1_000))
         #expect(cut.frames.count == 1)
-        #expect(maximumDifference(cut, try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.png")) == 0)
+        assertImage(cut, matches: try referenceImage("tolerance/damaged-gif-wide-lzw.gif.pillow.png"), .exact)
     }
 
     // MARK: PNG: damaged ancillary chunks are skipped
@@ -79,7 +82,7 @@ import TestSupport
     func aDamagedAncillaryChunkIsSkipped(file: String) throws {
         let image = try ImageDecoders.all.decode(try Fixtures.data("tolerance/\(file)"), options: ImageDecodingOptions(colorManagement: .keepOriginal))
         // Every file is the same picture; Pillow refuses the last one even with LOAD_TRUNCATED_IMAGES.
-        #expect(maximumDifference(image, try referenceImage("tolerance/damaged-png-crc-after-idat.png.pillow.png")) == 0)
+        assertImage(image, matches: try referenceImage("tolerance/damaged-png-crc-after-idat.png.pillow.png"), .exact, name: file)
         #expect(!image.isPartial)
         #expect(image.colorProfile == nil, "the damaged iCCP chunk is not used")
     }

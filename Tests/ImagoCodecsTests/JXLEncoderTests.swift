@@ -1,6 +1,7 @@
 import Foundation
 import Imago
 import ImagoCodecs
+import ImagoTesting
 import Testing
 
 /// JPEG XL writing with libjxl, read back by the decoder.
@@ -35,9 +36,7 @@ import Testing
         let low = try JXLEncoder(quality: 30).encode(source)
         #expect(low.count < high.count)
         let decoded = try ImageDecoders.all.decode(high)
-        let total = zip(decoded.pixels, source.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
-        let mean = Double(total) / Double(source.pixels.count)
-
+        let mean = ImageComparison(decoded, source).meanAbsoluteDifference
         #expect(mean < 2, "mean channel error \(mean)")
         // An opaque image with an alpha channel is written without one.
         let opaque = Image(width: 64, height: 48, pixelFormat: .rgba8, pixels: Array(source.converted(to: .rgba8).pixels))

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
+import ImagoTestingSupport
 import Testing
 import TestSupport
 
@@ -10,36 +11,13 @@ func referenceImage(_ path: String) throws -> Image {
     try ImageDecoders.all.decode(try Fixtures.data(path), options: ImageDecodingOptions(colorManagement: .keepOriginal))
 }
 
-/// The largest difference between two images' first frames, channel by
-/// channel, after converting `b` to `a`'s pixel format; `Int.max` when their
-/// sizes differ.
-func maximumDifference(_ a: Image, _ b: Image, frame: Int = 0) -> Int {
-    guard a.width == b.width, a.height == b.height else { return .max }
-    let other = b.converted(to: a.pixelFormat)
-    let rowBytes = a.width * a.pixelFormat.bytesPerPixel
-    var most = 0
-    for row in 0..<a.height {
-        for index in 0..<rowBytes {
-            let x = Int(a.frames[frame].pixels[row * a.bytesPerRow + index])
-            let y = Int(other.frames[min(frame, other.frames.count - 1)].pixels[row * other.bytesPerRow + index])
-            most = max(most, abs(x - y))
-        }
-    }
-    return most
-}
-
-/// The mean absolute difference between two same-sized images' first frames,
-/// over every channel, after converting `b` to `a`'s pixel format.
-func meanDifference(_ a: Image, _ b: Image) -> Double {
-    let other = b.converted(to: a.pixelFormat)
-    let rowBytes = a.width * a.pixelFormat.bytesPerPixel
-    var total = 0
-    for row in 0..<a.height {
-        for index in 0..<rowBytes {
-            total += abs(Int(a.pixels[row * a.bytesPerRow + index]) - Int(other.pixels[row * other.bytesPerRow + index]))
-        }
-    }
-    return Double(total) / Double(rowBytes * a.height)
+/// `image` with its colour profile taken off: its stored values, read as
+/// sRGB, for comparing them with a reference decoder's output (whose PNG
+/// carries no profile) or with the sRGB original they should not match.
+func storedValues(_ image: Image) -> Image {
+    var stored = image
+    stored.colorProfile = nil
+    return stored
 }
 
 /// The colour of a pixel as a name, for the orientation cards (blue, with a
@@ -82,7 +60,7 @@ func corners(_ image: Image) -> [String] {
         #expect(image.pixelFormat == (alpha ? .rgba8 : .rgb8))
         #expect(!image.isPartial && image.frames.count == 1)
         // 10-bit references hold each level L as L << 6 in 16 bits; Imago keeps the top 8 bits.
-        #expect(maximumDifference(image, try referenceImage(reference)) <= tolerance, "\(file)")
+        assertImage(image, matches: try referenceImage(reference), .within(levels: tolerance), name: file)
         let info = try ImageDecoders.info(for: data)
         #expect(info.width == image.width && info.height == image.height && info.frameCount == 1)
     }
@@ -109,7 +87,8 @@ func corners(_ image: Image) -> [String] {
         let thumbnail = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(thumbnail: Thumbnail(width: 256, height: 256)))
         #expect((thumbnail.width, thumbnail.height) == (256, 192))
         let fromPrimary = full.resized(to: ResizeGeometry(sourceWidth: 640, sourceHeight: 480, boxWidth: 256, boxHeight: 256, mode: .fit))
-        #expect(meanDifference(thumbnail, fromPrimary) < 4)
+        let error = ImageComparison(thumbnail, fromPrimary).meanAbsoluteDifference
+        #expect(error < 4, "\(error)")
     }
 
     /// `usesEmbeddedThumbnail` (imgproxy's `enforce_thumbnail`) decodes the
@@ -165,13 +144,15 @@ func corners(_ image: Image) -> [String] {
         let kept = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(colorManagement: .keepOriginal))
         #expect(kept.colorProfile == profile)
         let reference = try referenceImage(file.replacingOccurrences(of: file.hasSuffix("avif") ? ".avif" : ".heic", with: ".reference.png"))
-        #expect(maximumDifference(kept, reference) <= 1)
-        // Converted, it comes back close to the sRGB card it was made from; the stored pixels do not.
+        // The stored pixels, as the reference decoder gives them (its PNG carries no profile).
+        assertImage(storedValues(kept), matches: reference, .within(levels: 1), name: file)
+        // Converted, it comes back close to the sRGB card it was made from; the stored pixels, read as sRGB, do not.
         let converted = try ImageDecoders.all.decode(data)
         #expect(converted.colorProfile == nil)
         let card = try referenceImage(file.hasSuffix("avif") ? "avif/source-rgb.png" : "heic/source-rgb.png")
-        #expect(meanDifference(converted, card) <= peerError + 0.1, "\(meanDifference(converted, card))")
-        #expect(meanDifference(kept, card) > 1.5 * meanDifference(converted, card))
+        let error = ImageComparison(converted, card).meanAbsoluteDifference
+        #expect(error <= peerError + 0.1, "\(error)")
+        #expect(ImageComparison(storedValues(kept), card).meanAbsoluteDifference > 1.5 * error)
     }
 
     @Test(arguments: [
@@ -197,7 +178,7 @@ func corners(_ image: Image) -> [String] {
     @Test func subsampledAVIFIsAsCloseToItsSourceAsPillowsDecode() throws {
         // Pillow decodes the same file through libavif: 18.59 levels from the card on average.
         let image = try ImageDecoders.avif().decode(try Fixtures.data("avif/rgb8-lossy.avif"))
-        let mean = meanDifference(image, try referenceImage("avif/source-rgb.png"))
+        let mean = ImageComparison(image, try referenceImage("avif/source-rgb.png")).meanAbsoluteDifference
         #expect(mean <= 18.6, "\(mean)")
         #expect(image.pixelFormat == .rgb8 && (image.width, image.height) == (96, 64))
     }
@@ -265,7 +246,8 @@ func corners(_ image: Image) -> [String] {
         #expect(ImageFormat(sniffing: data) == .jxl)
         let image = try ImageDecoders.all.decode(data, options: ImageDecodingOptions(colorManagement: .keepOriginal))
         #expect(image.pixelFormat == (alpha ? .rgba8 : .rgb8))
-        #expect(maximumDifference(image, try referenceImage(reference)) <= tolerance, "\(file)")
+        // The stored values: the references carry no profile.
+        assertImage(storedValues(image), matches: try referenceImage(reference), .within(levels: tolerance), name: file)
     }
 
     @Test func displayP3ProfilesAreConvertedToSRGB() throws {
@@ -277,8 +259,10 @@ func corners(_ image: Image) -> [String] {
             let kept = try ImageDecoders.jxl().decode(data, options: ImageDecodingOptions(colorManagement: .keepOriginal))
             #expect(converted.colorProfile == nil && kept.colorProfile != nil)
             // djxl's own output, converted with Pillow, is 7.6 levels from the card on average (lossy).
-            #expect(meanDifference(converted, card) < 8, "\(file): \(meanDifference(converted, card))")
-            #expect(meanDifference(kept, card) > 2 * meanDifference(converted, card), "\(file)")
+            let error = ImageComparison(converted, card).meanAbsoluteDifference
+            #expect(error < 8, "\(file): \(error)")
+            // The stored pixels, read as sRGB, are far from it.
+            #expect(ImageComparison(storedValues(kept), card).meanAbsoluteDifference > 2 * error, "\(file)")
         }
         // An sRGB file carries no profile.
         #expect(try ImageDecoders.info(for: try Fixtures.data("jxl/rgb8-lossy.jxl")).colorProfile == nil)
@@ -296,8 +280,9 @@ func corners(_ image: Image) -> [String] {
         let jxl = try ImageDecoders.jxl().decode(try Fixtures.data("jxl/from-jpeg.jxl"))
         let jpeg = try ImageDecoders.jpeg().decode(try Fixtures.data("jxl/from-jpeg.source.jpg"))
         // libjxl's reconstruction differs from libjpeg-turbo's as djxl's does from Pillow's: at most 13, 0.66 on average.
-        #expect(maximumDifference(jxl, jpeg) <= 13)
-        #expect(meanDifference(jxl, jpeg) < 1)
+        let comparison = ImageComparison(jxl, jpeg)
+        #expect(comparison.matches(.within(levels: 13)), "\(comparison)")
+        #expect(comparison.meanAbsoluteDifference < 1, "\(comparison.meanAbsoluteDifference)")
     }
 
     @Test func animationGivesEveryFrameWithItsDuration() throws {
@@ -309,7 +294,7 @@ func corners(_ image: Image) -> [String] {
         #expect(image.frames.map { Int(($0.duration ?? 0) * 1_000 + 0.5) } == [100, 50, 33, 250])
         for index in 0..<4 {
             let expected = try referenceImage("apng/offsets.frame\(index).png")
-            #expect(maximumDifference(image, expected, frame: index) == 0, "frame \(index)")
+            assertImage(image.derived(frame: index), matches: expected, .exact, name: "frame \(index)")
             // A single frame is composited the same.
             let one = try ImageDecoders.jxl().decode(data, options: ImageDecodingOptions(frameIndex: index))
             #expect(one.frames.count == 1 && one.frames[0].pixels == image.frames[index].pixels)
@@ -354,7 +339,8 @@ func corners(_ image: Image) -> [String] {
         #expect(zip(image.frames, durations).allSatisfy { abs(($0.duration ?? 0) * 1_000 - $1) < 0.01 })
         for (index, name) in frameFiles.enumerated() {
             let reference = try referenceImage("apng/\(name)")
-            #expect(maximumDifference(image, reference, frame: index) <= (file == "blend-over.png" ? 1 : 0), "\(file) frame \(index)")
+            assertImage(image.derived(frame: index), matches: reference, .within(levels: file == "blend-over.png" ? 1 : 0),
+                        name: "\(file) frame \(index)")
             let one = try ImageDecoders.png().decode(data, options: ImageDecodingOptions(frameIndex: index))
             #expect(one.frames.count == 1 && one.frames[0].pixels == image.frames[index].pixels)
         }
@@ -363,7 +349,7 @@ func corners(_ image: Image) -> [String] {
     @Test func aSingleFrameThatIsTheDefaultImageIsAStillPNG() throws {
         let image = try ImageDecoders.png().decode(try Fixtures.data("apng/single-frame.png"))
         #expect(image.frames.count == 1 && !image.isAnimated)
-        #expect(maximumDifference(image, try referenceImage("apng/single-frame.frame0.png")) == 0)
+        assertImage(image, matches: try referenceImage("apng/single-frame.frame0.png"), .exact)
     }
 
     @Test func brokenAnimationChunksShowTheStillImage() throws {
@@ -400,14 +386,15 @@ func corners(_ image: Image) -> [String] {
         for (name, bytes) in damaged {
             let image = try ImageDecoders.png().decode(Data(bytes))
             #expect(image.frames.count == 1, "\(name)")
-            #expect(maximumDifference(image, still) == 0, "\(name)")
+            assertImage(image, matches: still, .exact, name: name)
         }
         // A damaged checksum in an animation chunk (they are ancillary) skips the chunk, as in any ancillary
         // chunk; the animation is then broken, and the still image shows.
         var corrupt = changing("fdAT") { _, _ in }
         corrupt[corrupt.count - 20] ^= 1
         let image = try ImageDecoders.png().decode(Data(corrupt))
-        #expect(image.frames.count == 1 && maximumDifference(image, still) == 0)
+        #expect(image.frames.count == 1)
+        assertImage(image, matches: still, .exact)
     }
 
     @Test func thumbnailsScaleEveryFrame() throws {
@@ -436,7 +423,7 @@ func corners(_ image: Image) -> [String] {
     @Test(arguments: ["padding-in-markers.jpg", "png-trailing-garbage.png", "gif-trailing-garbage.gif"])
     func decodesAsPillowDoes(file: String) throws {
         let image = try ImageDecoders.all.decode(try Fixtures.data("tolerance/\(file)"))
-        #expect(maximumDifference(image, try referenceImage("tolerance/\(file).pillow.png")) == 0)
+        assertImage(image, matches: try referenceImage("tolerance/\(file).pillow.png"), .exact, name: file)
         #expect(!image.isPartial)
     }
 
@@ -446,7 +433,7 @@ func corners(_ image: Image) -> [String] {
         let image = try ImageDecoders.all.decode(data)
         #expect(image.isPartial)
         // The same pixels as Pillow (LOAD_TRUNCATED_IMAGES) and pyvips: the missing part gray.
-        #expect(maximumDifference(image, try referenceImage("tolerance/\(file).pillow.png")) <= 1)
+        assertImage(image, matches: try referenceImage("tolerance/\(file).pillow.png"), .within(levels: 1), name: file)
         // Thumbnails say so too, and a whole file does not.
         #expect(try ImageDecoders.all.decode(data, options: ImageDecodingOptions(maximumPixelSize: 20)).isPartial)
         #expect(!(try ImageDecoders.jpeg().decode(try Fixtures.data("jpeg/baseline.jpg"))).isPartial)
@@ -457,19 +444,20 @@ func corners(_ image: Image) -> [String] {
         let image = try ImageDecoders.jpeg().decode(try Fixtures.data("tolerance/truncated-app.jpg"))
         let stored = try referenceImage("tolerance/truncated-app.jpg.pillow.png")
         #expect(image.width == 64 && image.height == 96)
-        #expect(maximumDifference(image, stored.applying(.right)) <= 1)
+        assertImage(image, matches: stored.applying(.right), .within(levels: 1))
     }
 
     @Test func aGIFWithoutAnyPaletteDrawsGrayLevelsAsPillowDoes() throws {
         let image = try ImageDecoders.gif().decode(try Fixtures.data("tolerance/gif-no-palette.gif"))
-        #expect(maximumDifference(image, try referenceImage("tolerance/gif-no-palette.gif.pillow.png")) == 0)
+        assertImage(image, matches: try referenceImage("tolerance/gif-no-palette.gif.pillow.png"), .exact)
     }
 
     @Test func aGIFFramePastTheScreenIsClippedAsPyvipsDoes() throws {
         // Pillow grows the canvas instead; pyvips and Imago keep the logical screen.
         let image = try ImageDecoders.gif().decode(try Fixtures.data("tolerance/gif-frame-outside-screen.gif"))
         #expect(image.width == 20 && image.height == 16 && image.frames.count == 2)
-        #expect(maximumDifference(image, try referenceImage("tolerance/gif-frame-outside-screen.gif.pillow.png")) == 0)
-        #expect(maximumDifference(image, try referenceImage("tolerance/gif-frame-outside-screen.gif.pyvips.frame1.png"), frame: 1) == 0)
+        assertImage(image.derived(frame: 0), matches: try referenceImage("tolerance/gif-frame-outside-screen.gif.pillow.png"), .exact)
+        assertImage(image.derived(frame: 1), matches: try referenceImage("tolerance/gif-frame-outside-screen.gif.pyvips.frame1.png"),
+                    .exact)
     }
 }

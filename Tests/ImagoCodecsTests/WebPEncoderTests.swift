@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
+import ImagoTestingSupport
 import Testing
 import TestSupport
 
@@ -83,10 +84,7 @@ import TestSupport
         #expect(decoded.width == 32 && decoded.height == 32)
         // Opaque RGBA input is stored without alpha.
         #expect(decoded.pixelFormat == .rgb8)
-        let differences = zip(Self.rows(decoded), Self.rows(image)).map { decoded, original in
-            zip(decoded, original.prefix(3)).map { abs(Int($0) - Int($1)) }.max() ?? 0
-        }
-        #expect(differences.max() ?? 0 <= 6)
+        assertImage(decoded, matches: image, .within(levels: 6))
     }
 
     @Test func lowerQualityGivesSmallerFiles() throws {

@@ -9,7 +9,9 @@ import Testing
 /// and the exact blend of a flatten.
 @Suite struct CanvasTests {
     /// Every pixel of `result`: `image`'s where the image lands with its
-    /// top-left corner at `x`, `y`, `background` elsewhere.
+    /// top-left corner at `x`, `y`, `background` elsewhere. Pixel by pixel
+    /// against that rule, byte for byte (a transparent background's colour
+    /// counts too), rather than through ImageComparison.
     func expectPlaced(_ result: Image, _ image: Image, x: Int, y: Int, background: [UInt8],
                       sourceLocation: SourceLocation = #_sourceLocation) {
         var wrong: [String] = []

@@ -23,7 +23,9 @@ import Testing
             let image = Image(width: from.0, height: from.1, pixelFormat: format, pixels: pixels)
             let resized = image.resized(width: to.0, height: to.1)
             let expected = twoPass(image, width: to.0, height: to.1)
-            // On a mismatch, name the first differing byte rather than print both images.
+            // Bytes, not ImageComparison: bit for bit in every pixel format, the
+            // colour under transparent pixels included. On a mismatch, name the
+            // first differing byte rather than print both images.
             let first = zip(resized.pixels, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
             #expect(resized.pixels.count == expected.count && first == nil,
                     "\(format) \(from) -> \(to): byte \(first.map(String.init) ?? "count") differs")
