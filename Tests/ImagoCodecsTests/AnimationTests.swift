@@ -4,7 +4,6 @@ import ImagoCodecs
 import ImagoTesting
 import ImagoTestingSupport
 import Testing
-import TestSupport
 
 /// Frame-by-frame decoding (`decodeFrames`) of every animated format, and
 /// the animation writers (WebP, GIF, APNG) read back by the decoders.
@@ -46,8 +45,10 @@ import TestSupport
         #expect(throws: Never.self) {
             try ImageDecoders.all.decodeFrames(data, options: options, maximumFrames: 2) { _ in true }
         }
-        let error = caughtError { try ImageDecoders.all.decodeFrames(data, options: options, maximumFrames: nil) { _ in true } }
-        #expect((error as? ImageDecodingError)?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) {
+            try ImageDecoders.all.decodeFrames(data, options: options, maximumFrames: nil) { _ in true }
+        }
+        #expect(error.code == .tooManyPixels)
         // The body stops the walk.
         count = 0
         try ImageDecoders.all.decodeFrames(data, options: ImageDecodingOptions(), maximumFrames: nil) { _ in

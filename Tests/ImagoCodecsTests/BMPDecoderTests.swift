@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// Imago's BMP reader on files made byte by byte: every header size, bit
 /// depth, mask and compression it reads, both row orders, and the files
@@ -135,9 +134,9 @@ import TestSupport
 
     @Test func runLengthDataThatStopsEarlyIsAnError() throws {
         let file = BMPBuilder(width: 4, height: 4, bitCount: 8, compression: 1, palette: [red], pixels: [4, 0, 0, 0])
-        let error = caughtError { try decoder.decode(file.data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotProduceImage)
-        #expect((error?.underlying as? CodecError)?.library == "imago-bmp")
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(file.data) }
+        #expect(error.code == .couldNotProduceImage)
+        #expect((error.underlying as? CodecError)?.library == "imago-bmp")
     }
 
     // MARK: Refusals
@@ -146,38 +145,41 @@ import TestSupport
     func anUnsupportedBitDepthIsRefused(bitCount: Int) throws {
         // imgproxy's bmp_overflow_test: 512x1 with an invalid bit count.
         let file = BMPBuilder(width: 512, height: 1, bitCount: bitCount, pixels: [UInt8](repeating: 0xAB, count: 2048))
-        let error = caughtError { try decoder.decode(file.data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect(error?.format == .bmp)
-        #expect((error?.underlying as? CodecError)?.code == 2, "\(String(describing: error))")
-        #expect(caughtError { try ImageDecoders.info(for: file.data) } is ImageDecodingError)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(file.data) }
+        #expect(error.code == .couldNotOpen)
+        #expect(error.format == .bmp)
+        #expect((error.underlying as? CodecError)?.code == 2, "\(String(describing: error))")
+        #expect(throws: ImageDecodingError.self) { try ImageDecoders.info(for: file.data) }
     }
 
     @Test(arguments: [(4, 8), (5, 24), (1, 4), (2, 8), (3, 24), (3, 8)])
-    func aCompressionThatDoesNotFitTheDepthIsRefused(compression: Int, bitCount: Int) {
+    func aCompressionThatDoesNotFitTheDepthIsRefused(compression: Int, bitCount: Int) throws {
         let file = BMPBuilder(width: 2, height: 2, bitCount: bitCount, compression: compression, palette: [red], pixels: [UInt8](repeating: 0, count: 64))
-        #expect((caughtError { try decoder.decode(file.data) } as? ImageDecodingError)?.code == .couldNotOpen)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(file.data) }
+        #expect(error.code == .couldNotOpen)
     }
 
-    @Test func aMaskThatIsNotOneRunIsRefused() {
+    @Test func aMaskThatIsNotOneRunIsRefused() throws {
         let file = BMPBuilder(width: 1, height: 1, bitCount: 16, compression: 3, masks: [0xF0F0, 0x0F00, 0x000F], pixels: [0, 0, 0, 0])
-        #expect((caughtError { try decoder.decode(file.data) } as? ImageDecodingError)?.code == .couldNotOpen)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(file.data) }
+        #expect(error.code == .couldNotOpen)
     }
 
     @Test func hugeDimensionsAreRefusedFromTheHeader() throws {
         // 100000 x 100000 at 24 bits would be 30 GB; the file holds four bytes of pixels.
         let file = BMPBuilder(width: 100_000, height: 100_000, bitCount: 24, pixels: [0, 0, 0, 0])
-        let error = caughtError { try decoder.decode(file.data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(file.data) }
+        #expect(error.code == .tooManyPixels)
         let info = try ImageDecoders.info(for: file.data)
         #expect(info.format == .bmp && info.width == 100_000 && info.height == 100_000)
         // Within the limit, the rows the header promises must be there before anything is allocated.
         let small = ImageDecodingOptions(maximumPixelCount: 20_000_000_000)
-        #expect((caughtError { try decoder.decode(file.data, options: small) } as? ImageDecodingError)?.code == .couldNotProduceImage)
+        let missingRows = try #require(throws: ImageDecodingError.self) { try decoder.decode(file.data, options: small) }
+        #expect(missingRows.code == .couldNotProduceImage)
         // Width x height x bits past Int: refused, never wrapped around.
         let widest = BMPBuilder(width: Int(Int32.max), height: Int(Int32.max), bitCount: 32, pixels: [0, 0, 0, 0])
         let unlimited = ImageDecodingOptions(maximumPixelCount: .max)
-        #expect(caughtError { try decoder.decode(widest.data, options: unlimited) } is ImageDecodingError)
+        #expect(throws: ImageDecodingError.self) { try decoder.decode(widest.data, options: unlimited) }
     }
 
     @Test func everyTruncationAndCorruptedHeaderByteGivesATypedError() throws {

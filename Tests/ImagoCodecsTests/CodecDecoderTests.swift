@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The decoder drives its `CodecFunctions` table in two steps (`open`, then
 /// `makeImage`) and checks limits in between.
@@ -34,74 +33,74 @@ import TestSupport
         #expect(states == [Header(token: 42)])
     }
 
-    @Test func openFailureIsCouldNotOpenAndTheImageStepIsNotCalled() {
+    @Test func openFailureIsCouldNotOpenAndTheImageStepIsNotCalled() throws {
         let spy = SpyCodecTable<Void>(open: .failure(CodecError(library: "test", code: 7, message: "bad header")), makeImage: .success(image))
-        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect(error?.format == .png)
-        #expect(error?.underlying as? CodecError == CodecError(library: "test", code: 7, message: "bad header"))
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .png, functions: spy.functions).decode(data) }
+        #expect(error.code == .couldNotOpen)
+        #expect(error.format == .png)
+        #expect(error.underlying as? CodecError == CodecError(library: "test", code: 7, message: "bad header"))
         #expect(spy.makeImageCalls.isEmpty)
     }
 
-    @Test func imageFailureIsCouldNotProduceImage() {
+    @Test func imageFailureIsCouldNotProduceImage() throws {
         let spy = SpyCodecTable(open: .success(OpenedImage(width: 2, height: 2)), makeImage: .failure(CodecError(library: "test", code: 9, message: "bad data")))
-        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotProduceImage)
-        #expect(error?.underlying as? CodecError == CodecError(library: "test", code: 9, message: "bad data"))
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .png, functions: spy.functions).decode(data) }
+        #expect(error.code == .couldNotProduceImage)
+        #expect(error.underlying as? CodecError == CodecError(library: "test", code: 9, message: "bad data"))
     }
 
-    @Test func failingTableFailsAtTheFirstStep() {
-        let error = caughtError { try CodecDecoder(format: .jpeg, functions: .failing).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect(error?.underlying as? CodecFunctions<Never>.FailingTableError == .init(entry: "open"))
+    @Test func failingTableFailsAtTheFirstStep() throws {
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .jpeg, functions: .failing).decode(data) }
+        #expect(error.code == .couldNotOpen)
+        #expect(error.underlying as? CodecFunctions<Never>.FailingTableError == .init(entry: "open"))
     }
 
-    @Test func pixelLimitIsCheckedFromTheHeaderBeforeTheImageStep() {
+    @Test func pixelLimitIsCheckedFromTheHeaderBeforeTheImageStep() throws {
         let spy = SpyCodecTable(opened: OpenedImage(width: 100_000, height: 100_000), image: image)
-        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .png, functions: spy.functions).decode(data) }
+        #expect(error.code == .tooManyPixels)
         #expect(spy.makeImageCalls.isEmpty)
     }
 
     @Test func animationsCountEveryFrameAgainstTheLimit() throws {
         let spy = SpyCodecTable(opened: OpenedImage(width: 1_000, height: 1_000, frameCount: 60), image: image)
         let decoder = CodecDecoder(format: .gif, functions: spy.functions)
-        let all = caughtError { try decoder.decode(data) } as? ImageDecodingError
-        #expect(all?.code == .tooManyPixels)
+        let all = try #require(throws: ImageDecodingError.self) { try decoder.decode(data) }
+        #expect(all.code == .tooManyPixels)
         // Frame 59 needs frames 0...59 composited: over the limit too.
-        let late = caughtError { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 59)) } as? ImageDecodingError
-        #expect(late?.code == .tooManyPixels)
+        let late = try #require(throws: ImageDecodingError.self) { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 59)) }
+        #expect(late.code == .tooManyPixels)
         // An early frame is within it.
         _ = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 9))
         #expect(spy.makeImageCalls.count == 1)
     }
 
-    @Test func overflowingDimensionsAreRejected() {
+    @Test func overflowingDimensionsAreRejected() throws {
         let spy = SpyCodecTable(opened: OpenedImage(width: Int.max / 2, height: 4, frameCount: 900), image: image)
-        let error = caughtError { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) }
+        #expect(error.code == .tooManyPixels)
     }
 
-    @Test func frameCountOverTheLimitIsRejectedBeforeTheImageStep() {
+    @Test func frameCountOverTheLimitIsRejectedBeforeTheImageStep() throws {
         let spy = SpyCodecTable(opened: OpenedImage(width: 1, height: 1, frameCount: 1_001), image: image)
-        let error = caughtError { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyFrames)
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .gif, functions: spy.functions).decode(data) }
+        #expect(error.code == .tooManyFrames)
         #expect(spy.makeImageCalls.isEmpty)
     }
 
-    @Test func missingFrameIsOutOfRange() {
+    @Test func missingFrameIsOutOfRange() throws {
         let spy = SpyCodecTable(opened: OpenedImage(width: 2, height: 2, frameCount: 2), image: image)
-        let error = caughtError {
+        let error = try #require(throws: ImageDecodingError.self) {
             try CodecDecoder(format: .gif, functions: spy.functions).decode(data, options: ImageDecodingOptions(frameIndex: 2))
-        } as? ImageDecodingError
-        #expect(error?.code == .frameOutOfRange)
+        }
+        #expect(error.code == .frameOutOfRange)
         #expect(spy.makeImageCalls.isEmpty)
     }
 
-    @Test func emptyHeaderIsCouldNotOpen() {
+    @Test func emptyHeaderIsCouldNotOpen() throws {
         let spy = SpyCodecTable(opened: OpenedImage(width: 0, height: 5), image: image)
-        let error = caughtError { try CodecDecoder(format: .png, functions: spy.functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .png, functions: spy.functions).decode(data) }
+        #expect(error.code == .couldNotOpen)
         #expect(spy.makeImageCalls.isEmpty)
     }
 

@@ -5,7 +5,6 @@ import ImagoCodecs
 import ImagoTesting
 import ImagoTestingSupport
 import Testing
-import TestSupport
 
 /// Embedded colour profiles: read from each format, converted to sRGB by
 /// default (checked against lcms2's own transform of the same pixels and
@@ -213,8 +212,8 @@ import TestSupport
         #expect(converted.colorProfile == nil)
         #expect(converted.pixels == stored.pixels)
         // lcms2 itself says why.
-        let error = caughtError { try ColorConversionFunctions.lcms2.convertToSRGB(stored, stored.colorProfile!) }
-        #expect((error as? CodecError)?.library == "lcms2")
+        let error = try #require(throws: CodecError.self) { try ColorConversionFunctions.lcms2.convertToSRGB(stored, stored.colorProfile!) }
+        #expect(error.library == "lcms2")
     }
 
     @Test func anSRGBProfileIsRecognisedAndChangesNothing() throws {

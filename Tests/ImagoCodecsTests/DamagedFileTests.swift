@@ -4,7 +4,6 @@ import ImagoCodecs
 import ImagoTesting
 import ImagoTestingSupport
 import Testing
-import TestSupport
 
 /// Damaged files that browsers and Pillow show, decoded as the README's
 /// tolerance rules say: the `damaged-*` fixtures (made by
@@ -115,7 +114,7 @@ import TestSupport
         for chunk in PNGChunks(clean).list where ["IHDR", "PLTE", "IDAT"].contains(chunk.type) {
             var damaged = clean
             damaged[chunk.end - 1] ^= 0x5A
-            #expect(caughtError { try ImageDecoders.png().decode(Data(damaged)) } is ImageDecodingError, "\(chunk.type)")
+            #expect(throws: ImageDecodingError.self, "\(chunk.type)") { try ImageDecoders.png().decode(Data(damaged)) }
         }
     }
 }

@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// PNG and JPEG encoders, checked by decoding what they write.
 @Suite struct EncoderTests {
@@ -152,10 +151,10 @@ import TestSupport
     }
 
     @Test(arguments: [0, 101, -5])
-    func jpegRejectsQualityOutsideTheRange(quality: Int) {
-        let error = caughtError { try ImageEncoders.jpeg(quality: quality).encode(gradient) } as? ImageEncodingError
-        #expect(error?.code == .unsupportedImage)
-        #expect(error?.format == .jpeg)
+    func jpegRejectsQualityOutsideTheRange(quality: Int) throws {
+        let error = try #require(throws: ImageEncodingError.self) { try ImageEncoders.jpeg(quality: quality).encode(gradient) }
+        #expect(error.code == .unsupportedImage)
+        #expect(error.format == .jpeg)
     }
 
     @Test func encoderForFormat() {

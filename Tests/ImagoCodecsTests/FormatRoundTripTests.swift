@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The BMP, ICO and HEIC writers: each file read back by Imago's decoder
 /// for its format, and the limits each writer has.
@@ -76,10 +75,12 @@ import TestSupport
     }
 
     @Test(arguments: [(257, 16), (16, 257), (1000, 1000)])
-    func anIconOverTwoHundredFiftySixPixelsIsRefused(width: Int, height: Int) {
-        let error = caughtError { try ImageEncoders.ico().encode(TestImages.solid(width: width, height: height)) } as? ImageEncodingError
-        #expect(error?.code == .unsupportedImage)
-        #expect(error?.format == .ico)
+    func anIconOverTwoHundredFiftySixPixelsIsRefused(width: Int, height: Int) throws {
+        let error = try #require(throws: ImageEncodingError.self) {
+            try ImageEncoders.ico().encode(TestImages.solid(width: width, height: height))
+        }
+        #expect(error.code == .unsupportedImage)
+        #expect(error.format == .ico)
     }
 
     // MARK: HEIC

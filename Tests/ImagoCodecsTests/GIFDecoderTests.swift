@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The GIF decoder over giflib draws exact pixels, follows
 /// the browsers' animation rules and turns hostile bytes into typed errors.
@@ -21,8 +20,10 @@ import TestSupport
         GIFBuilder(width: 4, height: 4, globalColors: palette, frames: [.solid(0, width: 4, height: 4)] + later)
     }
 
-    func decodingError(_ data: Data, options: ImageDecodingOptions = ImageDecodingOptions()) -> ImageDecodingError? {
-        caughtError { try decoder.decode(data, options: options) } as? ImageDecodingError
+    /// The error decoding `data` throws; the test fails when it throws none, or another type.
+    func decodingError(_ data: Data, options: ImageDecodingOptions = ImageDecodingOptions(),
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ImageDecodingError {
+        try #require(throws: ImageDecodingError.self, sourceLocation: sourceLocation) { try decoder.decode(data, options: options) }
     }
 
     // MARK: Pixels
@@ -208,9 +209,9 @@ import TestSupport
         #expect(all.frames.count == 4)
     }
 
-    @Test func frameIndexPastTheLastFrameIsOutOfRange() {
-        let error = decodingError(animation([.solid(1, width: 4, height: 4)]).data, options: ImageDecodingOptions(frameIndex: 2))
-        #expect(error?.code == .frameOutOfRange)
+    @Test func frameIndexPastTheLastFrameIsOutOfRange() throws {
+        let error = try decodingError(animation([.solid(1, width: 4, height: 4)]).data, options: ImageDecodingOptions(frameIndex: 2))
+        #expect(error.code == .frameOutOfRange)
     }
 
     @Test func zeroSizedFrameDrawsNothingButCounts() throws {
@@ -274,25 +275,25 @@ import TestSupport
         var functions = CodecFunctions.gif
         functions.makeImage = { _, _, _ in throw CodecError(library: "test", code: 1, message: "the image step ran") }
         // When it is decoded, with the pixel step made to fail
-        let error = caughtError { try CodecDecoder(format: .gif, functions: functions).decode(gif.data) } as? ImageDecodingError
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .gif, functions: functions).decode(gif.data) }
         // Then the pixel limit rejects it from the header: the pixel step never runs
-        #expect(error?.code == .tooManyPixels)
+        #expect(error.code == .tooManyPixels)
         // And the real table rejects it the same way
-        #expect(decodingError(gif.data)?.code == .tooManyPixels)
+        #expect(try decodingError(gif.data).code == .tooManyPixels)
     }
 
-    @Test func manyFramesAreRejectedBeforeDecoding() {
+    @Test func manyFramesAreRejectedBeforeDecoding() throws {
         let many = GIFBuilder(width: 1, height: 1, globalColors: palette, frames: Array(repeating: .solid(0, width: 1, height: 1), count: 1_001))
-        #expect(decodingError(many.data)?.code == .tooManyFrames)
+        #expect(try decodingError(many.data).code == .tooManyFrames)
         let six = GIFBuilder(width: 1, height: 1, globalColors: palette, frames: Array(repeating: .solid(0, width: 1, height: 1), count: 6))
-        #expect(decodingError(six.data, options: ImageDecodingOptions(maximumFrameCount: 5))?.code == .tooManyFrames)
+        #expect(try decodingError(six.data, options: ImageDecodingOptions(maximumFrameCount: 5)).code == .tooManyFrames)
     }
 
     @Test func framesTimesCanvasOverThePixelLimitIsRejectedButAnEarlyFrameDecodes() throws {
         let gif = GIFBuilder(width: 100, height: 100, globalColors: palette, frames: Array(repeating: .solid(0, width: 100, height: 100), count: 3))
-        #expect(decodingError(gif.data, options: ImageDecodingOptions(maximumPixelCount: 25_000))?.code == .tooManyPixels)
+        #expect(try decodingError(gif.data, options: ImageDecodingOptions(maximumPixelCount: 25_000)).code == .tooManyPixels)
         // Frame 2 is composited from frames 0...2: the same work as the whole file.
-        #expect(decodingError(gif.data, options: ImageDecodingOptions(maximumPixelCount: 25_000, frameIndex: 2))?.code == .tooManyPixels)
+        #expect(try decodingError(gif.data, options: ImageDecodingOptions(maximumPixelCount: 25_000, frameIndex: 2)).code == .tooManyPixels)
         let one = try decoder.decode(gif.data, options: ImageDecodingOptions(maximumPixelCount: 25_000, frameIndex: 1))
         #expect(one.frames.count == 1)
     }
@@ -303,16 +304,16 @@ import TestSupport
         ("signature only", Data("GIF89a".utf8)),
         ("PNG", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])),
     ])
-    func bytesThatAreNotAGIFCannotBeOpened(name: String, data: Data) {
-        #expect(decodingError(data)?.code == .couldNotOpen, "\(name)")
+    func bytesThatAreNotAGIFCannotBeOpened(name: String, data: Data) throws {
+        #expect(try decodingError(data).code == .couldNotOpen, "\(name)")
     }
 
-    @Test func gifWithoutImageFramesCannotBeOpened() {
+    @Test func gifWithoutImageFramesCannotBeOpened() throws {
         var gif = GIFBuilder(width: 4, height: 4, globalColors: palette, frames: [])
         gif.loopCount = 0
-        let error = decodingError(gif.data)
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.library == "giflib")
+        let error = try decodingError(gif.data)
+        #expect(error.code == .couldNotOpen)
+        #expect((error.underlying as? CodecError)?.library == "giflib")
     }
 
     @Test func frameWithNoColorMapAtAllDrawsItsIndicesAsGrayLevels() throws {
@@ -339,20 +340,20 @@ import TestSupport
         #expect(cut.frames[1].pixels == canvas(Array(repeating: .green, count: 16)))
     }
 
-    @Test func fileCutInsideTheFirstFrameCannotBeOpened() {
+    @Test func fileCutInsideTheFirstFrameCannotBeOpened() throws {
         let bytes = GIFBuilder(width: 40, height: 40, globalColors: palette, frames: [.solid(1, width: 40, height: 40)]).data
-        #expect(decodingError(bytes.prefix(bytes.count - 5))?.code == .couldNotOpen)
+        #expect(try decodingError(bytes.prefix(bytes.count - 5)).code == .couldNotOpen)
     }
 
-    @Test func corruptCompressedPixelsCannotProduceAnImage() {
+    @Test func corruptCompressedPixelsCannotProduceAnImage() throws {
         // Given a 4x1 frame whose LZW stream ends after one pixel: with code size 2, the 3-bit codes
         // clear (4), index 0, end (5) pack least significant bit first into 0x44 0x01
         var bytes = [UInt8](GIFBuilder(width: 4, height: 1, globalColors: palette, frames: [], trailer: false).data)
         bytes += [0x2C, 0, 0, 0, 0, 4, 0, 1, 0, 0]
         bytes += [2, 2, 0x44, 0x01, 0, 0x3B]
-        let error = decodingError(Data(bytes))
-        #expect(error?.code == .couldNotProduceImage)
-        #expect((error?.underlying as? CodecError)?.library == "giflib")
+        let error = try decodingError(Data(bytes))
+        #expect(error.code == .couldNotProduceImage)
+        #expect((error.underlying as? CodecError)?.library == "giflib")
     }
 
     @Test func verifierFindsNoFailuresOnTheBuiltFiles() {
@@ -386,10 +387,12 @@ import TestSupport
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
                 bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
             }
-            // When it is decoded
-            let error = caughtError { try decoder.decode(Data(bytes)) }
-            // Then nothing but an ImageDecodingError comes out
-            #expect(error == nil || error is ImageDecodingError)
+            // When it is decoded, nothing but an ImageDecodingError comes out
+            do {
+                _ = try decoder.decode(Data(bytes))
+            } catch {
+                #expect(error is ImageDecodingError)
+            }
         }
     }
 

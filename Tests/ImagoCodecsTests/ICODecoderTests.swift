@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The icon reader: its directory, the choice of the largest image, PNG
 /// and BMP images (XOR pixels, AND mask), and damaged directories.
@@ -78,17 +77,19 @@ import TestSupport
         [0, 0, 3, 0, 1, 0],                    // type 3
         [0, 0, 1, 0, 2, 0, 16, 16, 0, 0],      // a directory of two, cut
     ] as [[UInt8]])
-    func aBrokenDirectoryIsATypedError(bytes: [UInt8]) {
-        let error = caughtError { try decoder.decode(Data(bytes)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.library == "imago-ico")
+    func aBrokenDirectoryIsATypedError(bytes: [UInt8]) throws {
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(Data(bytes)) }
+        #expect(error.code == .couldNotOpen)
+        #expect((error.underlying as? CodecError)?.library == "imago-ico")
     }
 
     @Test func aPNGImageLargerThanTheLimitIsRefusedFromItsHeader() throws {
         let png = [UInt8](try ImageEncoders.png().encode(TestImages.gradient(width: 300, height: 200)))
         let icon = ICOBuilder(entries: [ICOBuilder.Entry(width: 0, height: 200, bitCount: 32, bytes: png)]).data
-        let error = caughtError { try decoder.decode(icon, options: ImageDecodingOptions(maximumPixelCount: 50_000)) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) {
+            try decoder.decode(icon, options: ImageDecodingOptions(maximumPixelCount: 50_000))
+        }
+        #expect(error.code == .tooManyPixels)
         #expect(try decoder.decode(icon).width == 300)
     }
 

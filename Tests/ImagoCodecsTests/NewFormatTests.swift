@@ -4,7 +4,6 @@ import ImagoCodecs
 import ImagoTesting
 import ImagoTestingSupport
 import Testing
-import TestSupport
 
 /// A fixture decoded as stored (no colour conversion), for reference images.
 func referenceImage(_ path: String) throws -> Image {
@@ -218,11 +217,15 @@ func corners(_ image: Image) -> [String] {
 
     @Test func aSideLongerThanThePixelLimitIsRefusedByLibheifWhileParsing() throws {
         let data = try Fixtures.data("heic/grid.heic")   // 160x96
-        let error = caughtError { try ImageDecoders.heic().decode(data, options: ImageDecodingOptions(maximumPixelCount: 150)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.library == "libheif")
-        let area = caughtError { try ImageDecoders.heic().decode(data, options: ImageDecodingOptions(maximumPixelCount: 10_000)) } as? ImageDecodingError
-        #expect(area?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) {
+            try ImageDecoders.heic().decode(data, options: ImageDecodingOptions(maximumPixelCount: 150))
+        }
+        #expect(error.code == .couldNotOpen)
+        #expect((error.underlying as? CodecError)?.library == "libheif")
+        let area = try #require(throws: ImageDecodingError.self) {
+            try ImageDecoders.heic().decode(data, options: ImageDecodingOptions(maximumPixelCount: 10_000))
+        }
+        #expect(area.code == .tooManyPixels)
     }
 
     @Test(arguments: ["avif/rgb8-lossy.avif", "heic/rgba8.heic"])
@@ -304,9 +307,10 @@ func corners(_ image: Image) -> [String] {
     @Test func truncatedFilesGiveTypedErrors() throws {
         let data = try Fixtures.data("jxl/rgb8-lossy.jxl")
         for length in [0, 2, 20, data.count / 2, data.count - 1] {
-            let error = caughtError { try ImageDecoders.jxl().decode(data.prefix(length)) } as? ImageDecodingError
-            #expect(error != nil, "cut to \(length)")
-            #expect(error?.underlying == nil || (error?.underlying as? CodecError)?.library == "libjxl")
+            let error = try #require(throws: ImageDecodingError.self, "cut to \(length)") {
+                try ImageDecoders.jxl().decode(data.prefix(length))
+            }
+            #expect(error.underlying == nil || (error.underlying as? CodecError)?.library == "libjxl")
         }
     }
 

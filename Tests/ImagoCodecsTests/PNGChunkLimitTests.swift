@@ -57,38 +57,31 @@ import Testing
         return HandmadePNG.chunk("zTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0] + HandmadePNG.zlib(text))
     }
 
-    /// The error `body` throws, when it is an `ImageDecodingError`.
-    static func decodingError(_ body: () throws -> Void) -> ImageDecodingError? {
-        do {
-            try body()
-            return nil
-        } catch {
-            return error as? ImageDecodingError
-        }
-    }
-
     @Test func aCompressedChunkOverTheStandardLimitIsRefusedAndDecodesWithTheLimitsLifted() throws {
         let decoder = ImageDecoders.png()
         // 20 MiB of metadata text, in a file of a few kilobytes.
         for (place, file) in [("before the image data", Self.png(before: [Self.twentyMiBOfText])),
                               ("after the image data", Self.png(after: [Self.twentyMiBOfText]))] {
             #expect(file.count < Self.mebibyte, "\(file.count)")
-            let refused = Self.decodingError { _ = try decoder.decode(file) }
-            #expect(refused?.code == .tooComplex, "\(place): \(String(describing: refused))")
-            #expect(refused?.message.contains("liftsPNGChunkLimits") == true, "\(place): \(refused?.message ?? "")")
-            #expect((refused?.underlying as? CodecError)?.library == "libspng", "\(place)")
+            let refused = try #require(throws: ImageDecodingError.self, "\(place)") { try decoder.decode(file) }
+            #expect(refused.code == .tooComplex, "\(place): \(refused)")
+            #expect(refused.message.contains("liftsPNGChunkLimits"), "\(place): \(refused.message)")
+            #expect((refused.underlying as? CodecError)?.library == "libspng", "\(place)")
             let decoded = try decoder.decode(file, options: Self.lifted)
             #expect(decoded.pixels == Self.expected, "\(place)")
         }
         // A header read refuses what a decode would (the chunks before the image data are read to open it).
         let before = Self.png(before: [Self.twentyMiBOfText])
-        #expect(Self.decodingError { _ = try ImageDecoders.info(for: before) }?.code == .tooComplex)
+        let header = try #require(throws: ImageDecodingError.self) { try ImageDecoders.info(for: before) }
+        #expect(header.code == .tooComplex)
         #expect(try ImageDecoders.info(for: before, options: Self.lifted).width == 6)
         // 7 MiB stays within the standard limit. (libspng doubles its buffer as it inflates and stops before
         // it would pass the limit: a text chunk, which needs one byte more for its terminator, stops past 8 MiB.)
         #expect(try decoder.decode(Self.png(before: [Self.compressedText(inflatingTo: 7 * Self.mebibyte)])).pixels == Self.expected)
-        #expect(Self.decodingError { _ = try decoder.decode(Self.png(before: [Self.compressedText(inflatingTo: 9 * Self.mebibyte)])) }?.code
-                == .tooComplex)
+        let nine = try #require(throws: ImageDecodingError.self) {
+            try decoder.decode(Self.png(before: [Self.compressedText(inflatingTo: 9 * Self.mebibyte)]))
+        }
+        #expect(nine.code == .tooComplex)
     }
 
     @Test func storedChunksCountAgainstTheTotalNotThePerChunkLimit() throws {
@@ -98,7 +91,8 @@ import Testing
         // 70 MiB of stored text is over the 64 MiB kept in all, whether before or after the image data.
         let chunks = Array(repeating: Self.storedText(14 * Self.mebibyte), count: 5)
         for file in [Self.png(before: chunks), Self.png(after: chunks)] {
-            #expect(Self.decodingError { _ = try decoder.decode(file) }?.code == .tooComplex)
+            let refused = try #require(throws: ImageDecodingError.self) { try decoder.decode(file) }
+            #expect(refused.code == .tooComplex)
             #expect(try decoder.decode(file, options: Self.lifted).pixels == Self.expected)
         }
     }
@@ -111,18 +105,21 @@ import Testing
         // Lifted with a 1-megapixel limit, the chunks may take the standard 64 MiB in all (more than 4 bytes a pixel): refused.
         var small = Self.lifted
         small.maximumPixelCount = 1_000_000
-        let refused = Self.decodingError { _ = try decoder.decode(bomb, options: small) }
-        #expect(refused?.code == .tooComplex, "\(String(describing: refused))")
-        #expect(refused?.message.contains("lifted limit of \(64 * Self.mebibyte) bytes") == true, "\(refused?.message ?? "")")
-        #expect(Self.decodingError { _ = try ImageDecoders.info(for: bomb, options: small) }?.code == .tooComplex)
+        let refused = try #require(throws: ImageDecodingError.self) { try decoder.decode(bomb, options: small) }
+        #expect(refused.code == .tooComplex, "\(refused)")
+        #expect(refused.message.contains("lifted limit of \(64 * Self.mebibyte) bytes"), "\(refused.message)")
+        let header = try #require(throws: ImageDecodingError.self) { try ImageDecoders.info(for: bomb, options: small) }
+        #expect(header.code == .tooComplex)
         // The bound is 4 bytes per pixel of the limit: 50 megapixels allow it (200 MB), 20 do not (80 MB).
         #expect(try decoder.decode(bomb, options: Self.lifted).pixels == Self.expected)
         var twenty = Self.lifted
         twenty.maximumPixelCount = 20_000_000
-        #expect(Self.decodingError { _ = try decoder.decode(bomb, options: twenty) }?.code == .tooComplex)
+        let twentyMegapixels = try #require(throws: ImageDecodingError.self) { try decoder.decode(bomb, options: twenty) }
+        #expect(twentyMegapixels.code == .tooComplex)
         // And lifted, libspng's limit of 1,000 kept chunks holds (a thousand tiny text chunks cost a list each).
         let many = Self.png(before: Array(repeating: Self.storedText(1), count: 1_001))
-        #expect(Self.decodingError { _ = try decoder.decode(many, options: Self.lifted) }?.code == .tooComplex)
+        let thousand = try #require(throws: ImageDecodingError.self) { try decoder.decode(many, options: Self.lifted) }
+        #expect(thousand.code == .tooComplex)
         #expect(try decoder.decode(Self.png(before: Array(repeating: Self.storedText(1), count: 900)), options: Self.lifted).width == 6)
     }
 

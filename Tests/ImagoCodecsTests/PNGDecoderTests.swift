@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The PNG decoder over libspng, against PngSuite and hostile input.
 @Suite struct PNGDecoderTests {
@@ -44,8 +43,9 @@ import TestSupport
 
     @Test(arguments: corruptFiles)
     func corruptSuiteFileIsRejectedWithATypedError(name: String) throws {
-        let error = caughtError { try decoder.decode(try Fixtures.data("pngsuite/\(name)")) }
-        let decoding = try #require(error as? ImageDecodingError, "\(name): \(String(describing: error))")
+        let decoding = try #require(throws: ImageDecodingError.self, "\(name)") {
+            try decoder.decode(try Fixtures.data("pngsuite/\(name)"))
+        }
         #expect(decoding.format == .png)
         #expect(decoding.underlying is CodecError)
     }
@@ -72,17 +72,20 @@ import TestSupport
             pixelStepRan.withLock { $0 = true }
             return TestImages.solid(width: 1, height: 1)
         }
-        let error = caughtError { try CodecDecoder(format: .png, functions: functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .png, functions: functions).decode(data) }
+        #expect(error.code == .tooManyPixels)
         #expect(!pixelStepRan.withLock { $0 })
         // And the production decoder gives the same answer.
-        #expect((caughtError { try decoder.decode(data) } as? ImageDecodingError)?.code == .tooManyPixels)
+        let production = try #require(throws: ImageDecodingError.self) { try decoder.decode(data) }
+        #expect(production.code == .tooManyPixels)
     }
 
     @Test func pixelLimitIsConfigurable() throws {
         let data = try Fixtures.data("pngsuite/basn2c08.png")
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 1023)) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) {
+            try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 1023))
+        }
+        #expect(error.code == .tooManyPixels)
         _ = try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 1024))
     }
 
@@ -90,9 +93,11 @@ import TestSupport
         // Given a 32x32 image and a limit smaller than its width
         let data = try Fixtures.data("pngsuite/basn2c08.png")
         // When it is decoded
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 16)) } as? ImageDecodingError
+        let error = try #require(throws: ImageDecodingError.self) {
+            try decoder.decode(data, options: ImageDecodingOptions(maximumPixelCount: 16))
+        }
         // Then the pixel limit rejects it (libspng's own limits do not turn it into "could not open")
-        #expect(error?.code == .tooManyPixels)
+        #expect(error.code == .tooManyPixels)
     }
 
     @Test func libspngRefusesToDecodeMoreThanTheApprovedHeader() throws {
@@ -101,20 +106,20 @@ import TestSupport
         var opened = try table.open(try Fixtures.data("pngsuite/basn2c08.png"), ImageDecodingOptions())
         opened.width = 16
         // When its pixels are made, libspng's image limits (set from that header) refuse the file
-        let error = caughtError { try table.makeImage(opened, nil, ImageDecodingOptions()) } as? CodecError
-        #expect(error?.library == "libspng")
+        let error = try #require(throws: CodecError.self) { try table.makeImage(opened, nil, ImageDecodingOptions()) }
+        #expect(error.library == "libspng")
     }
 
-    @Test func garbageCannotBeOpened() {
-        let error = caughtError { try decoder.decode(Data("not a png at all".utf8)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
+    @Test func garbageCannotBeOpened() throws {
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(Data("not a png at all".utf8)) }
+        #expect(error.code == .couldNotOpen)
     }
 
     @Test func frameZeroIsTheImageAndFrameOneDoesNotExist() throws {
         let data = try Fixtures.data("pngsuite/basn2c08.png")
         _ = try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 0))
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 1)) } as? ImageDecodingError
-        #expect(error?.code == .frameOutOfRange)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 1)) }
+        #expect(error.code == .frameOutOfRange)
     }
 
     @Test(arguments: ["basn0g01.png", "basn2c16.png", "basi3p08.png", "basn6a08.png", "tbrn2c08.png", "s09n3p02.png"])

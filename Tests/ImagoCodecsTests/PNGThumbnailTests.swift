@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// PNG thumbnails are decoded row by row and downscaled as the rows arrive.
 /// They must equal, bit for bit, a full decode followed by the resize and
@@ -57,8 +56,9 @@ import TestSupport
     @Test(arguments: PNGDecoderTests.corruptFiles)
     func corruptSuiteFilesFailAsThumbnailsToo(name: String) throws {
         let data = try Fixtures.data("pngsuite/\(name)")
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 4)) }
-        let decoding = try #require(error as? ImageDecodingError, "\(name): \(String(describing: error))")
+        let decoding = try #require(throws: ImageDecodingError.self, "\(name)") {
+            try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 4))
+        }
         #expect(decoding.underlying is CodecError)
     }
 
@@ -67,16 +67,18 @@ import TestSupport
         bytes[bytes.count - 1] ^= 0xFF   // IEND's CRC
         let data = Data(bytes)
         for options in [ImageDecodingOptions(), ImageDecodingOptions(maximumPixelSize: 8)] {
-            let error = caughtError { try decoder.decode(data, options: options) }
-            #expect((error as? ImageDecodingError)?.underlying is CodecError, "\(options): \(String(describing: error))")
+            let error = try #require(throws: ImageDecodingError.self, "\(options)") { try decoder.decode(data, options: options) }
+            #expect(error.underlying is CodecError, "\(options): \(error)")
         }
     }
 
     @Test func truncatedImageDataFailsTheThumbnail() throws {
         let bytes = [UInt8](try ImageEncoders.png(compression: .fast).encode(Self.noise(width: 200, height: 150, format: .rgb8)))
         let data = Data(bytes.prefix(bytes.count / 2))
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 32)) }
-        #expect((error as? ImageDecodingError)?.code == .couldNotProduceImage, "\(String(describing: error))")
+        let error = try #require(throws: ImageDecodingError.self) {
+            try decoder.decode(data, options: ImageDecodingOptions(maximumPixelSize: 32))
+        }
+        #expect(error.code == .couldNotProduceImage, "\(error)")
     }
 
     /// What ``CodecDecoder`` makes of a full decode: resized to the

@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoCodecs
 import Testing
-import TestSupport
 
 /// The other half of `CodecDecoderTests` (which drive spy tables): the production tables reach the real C
 /// libraries. Each `open` reads the real header; each `makeImage` returns
@@ -70,8 +69,7 @@ import TestSupport
         var data = try [UInt8](Fixtures.data(test.fixture).prefix(16))
         // Keep the signature, break what follows.
         for index in 8..<data.count { data[index] = 0xA5 }
-        let error = caughtError { try test.open(Data(data)) }
-        let codec = try #require(error as? CodecError, "\(String(describing: error))")
+        let codec = try #require(throws: CodecError.self) { try test.open(Data(data)) }
         #expect(codec.library == test.library)
         #expect(!codec.message.isEmpty)
     }

@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// TIFF through libtiff: the encoder's files read back exactly, the
 /// layouts only libtiff's RGBA path reads, the orientation, the pixel
@@ -105,8 +104,8 @@ import TestSupport
 
     @Test func hugeDimensionsAreRefusedFromTheHeader() throws {
         let tiff = TIFFBuilder(width: 100_000, height: 100_000, samples: 3, photometric: 2, pixels: [1, 2, 3])
-        let error = caughtError { try decoder.decode(tiff.data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(tiff.data) }
+        #expect(error.code == .tooManyPixels)
         let info = try ImageDecoders.info(for: tiff.data)
         #expect(info.width == 100_000 && info.height == 100_000 && info.format == .tiff)
     }
@@ -117,18 +116,18 @@ import TestSupport
         var bytes = [UInt8](data)
         let directory = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
         for index in 8..<min(directory, 8 + 600) { bytes[index] = 0xA5 }
-        let error = caughtError { try decoder.decode(Data(bytes)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotProduceImage)
-        let underlying = error?.underlying as? CodecError
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(Data(bytes)) }
+        #expect(error.code == .couldNotProduceImage)
+        let underlying = error.underlying as? CodecError
         #expect(underlying?.library == "libtiff")
         #expect(underlying?.message.isEmpty == false)
     }
 
     @Test(arguments: [[UInt8]("II*\0".utf8), [UInt8]("MM\0*".utf8) + [0, 0, 0, 8], [UInt8]("II*\0".utf8) + [0xFF, 0xFF, 0xFF, 0x7F]])
-    func aBrokenHeaderIsATypedError(bytes: [UInt8]) {
-        let error = caughtError { try decoder.decode(Data(bytes)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.library == "libtiff")
+    func aBrokenHeaderIsATypedError(bytes: [UInt8]) throws {
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(Data(bytes)) }
+        #expect(error.code == .couldNotOpen)
+        #expect((error.underlying as? CodecError)?.library == "libtiff")
     }
 
     @Test func everyTruncationAndCorruptedHeaderByteGivesATypedError() throws {

@@ -4,7 +4,6 @@ import ImagoCodecs
 import ImagoTesting
 import ImagoTestingSupport
 import Testing
-import TestSupport
 
 /// The WebP encoder over libwebp's simple encoding API.
 @Suite struct WebPEncoderTests {
@@ -110,10 +109,10 @@ import TestSupport
     }
 
     @Test(arguments: [(WebPEncoder.maximumDimension + 1, 1), (1, WebPEncoder.maximumDimension + 1)])
-    func imageLargerThanWebPAllowsIsUnsupported(width: Int, height: Int) {
+    func imageLargerThanWebPAllowsIsUnsupported(width: Int, height: Int) throws {
         let image = Image(width: width, height: height, pixelFormat: .gray8, pixels: [UInt8](repeating: 0, count: width * height))
-        let error = caughtError { try WebPEncoder().encode(image) } as? ImageEncodingError
-        #expect(error?.code == .unsupportedImage)
-        #expect(error?.format == .webp)
+        let error = try #require(throws: ImageEncodingError.self) { try WebPEncoder().encode(image) }
+        #expect(error.code == .unsupportedImage)
+        #expect(error.format == .webp)
     }
 }

@@ -3,7 +3,6 @@ import Imago
 import ImagoCodecs
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The colours of the fixtures, as written by `scripts/fixtures/make-webp-fixtures.py`.
 enum WebPFixtureColours {
@@ -123,12 +122,13 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
     @Test func animationCountsEveryFrameAgainstThePixelLimit() throws {
         let data = try Fixtures.data("webp/animated.webp")
         let limit = ImageDecodingOptions(maximumPixelCount: 8 * 8 * 2)
-        let error = caughtError { try decoder.decode(data, options: limit) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(data, options: limit) }
+        #expect(error.code == .tooManyPixels)
         // Frame 2 is composited from frames 0...2: over the limit; frame 1 is within it.
         var lastFrame = limit
         lastFrame.frameIndex = 2
-        #expect((caughtError { try decoder.decode(data, options: lastFrame) } as? ImageDecodingError)?.code == .tooManyPixels)
+        let composited = try #require(throws: ImageDecodingError.self) { try decoder.decode(data, options: lastFrame) }
+        #expect(composited.code == .tooManyPixels)
         var secondFrame = limit
         secondFrame.frameIndex = 1
         #expect(try decoder.decode(data, options: secondFrame).frames.count == 1)
@@ -136,19 +136,21 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
 
     @Test func animationWithTooManyFramesIsRejected() throws {
         let data = try Fixtures.data("webp/animated.webp")
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(maximumFrameCount: 2)) } as? ImageDecodingError
-        #expect(error?.code == .tooManyFrames)
+        let error = try #require(throws: ImageDecodingError.self) {
+            try decoder.decode(data, options: ImageDecodingOptions(maximumFrameCount: 2))
+        }
+        #expect(error.code == .tooManyFrames)
     }
 
     @Test func missingFrameIsOutOfRange() throws {
         let data = try Fixtures.data("webp/animated.webp")
-        let error = caughtError { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 3)) } as? ImageDecodingError
-        #expect(error?.code == .frameOutOfRange)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(data, options: ImageDecodingOptions(frameIndex: 3)) }
+        #expect(error.code == .frameOutOfRange)
     }
 
     // MARK: Hostile input
 
-    @Test func stillHeaderDeclaringAHugeImageIsRejectedBeforeDecoding() {
+    @Test func stillHeaderDeclaringAHugeImageIsRejectedBeforeDecoding() throws {
         // A lossless (VP8L) header for 16384x16384 pixels, 268 megapixels, and no pixel data.
         let side = UInt32(16_384 - 1)
         let bits = side | side << 14
@@ -157,8 +159,8 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         // The real header reader, and a pixel step that must never run.
         var functions = CodecFunctions.webp
         functions.makeImage = { _, _, _ in throw CodecError(library: "test", code: 0, message: "the pixel step ran") }
-        let error = caughtError { try CodecDecoder(format: .webp, functions: functions).decode(data) } as? ImageDecodingError
-        #expect(error?.code == .tooManyPixels)
+        let error = try #require(throws: ImageDecodingError.self) { try CodecDecoder(format: .webp, functions: functions).decode(data) }
+        #expect(error.code == .tooManyPixels)
     }
 
     @Test func animationDeclaringAHugeCanvasIsRejectedBeforeDecoding() throws {
@@ -167,8 +169,8 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         var bytes = try [UInt8](Fixtures.data("webp/animated.webp"))
         bytes.replaceSubrange(24..<30, with: littleEndian24(10_000 - 1) + littleEndian24(10_000 - 1))
         for options in [ImageDecodingOptions(), ImageDecodingOptions(frameIndex: 0)] {
-            let error = caughtError { try decoder.decode(Data(bytes), options: options) } as? ImageDecodingError
-            #expect(error?.code == .tooManyPixels)
+            let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(Data(bytes), options: options) }
+            #expect(error.code == .tooManyPixels)
         }
     }
 
@@ -176,9 +178,9 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         // The animated fixture with its canvas shrunk to 4x4: the 8x8 first frame overflows it.
         var bytes = try [UInt8](Fixtures.data("webp/animated.webp"))
         bytes.replaceSubrange(24..<30, with: littleEndian24(4 - 1) + littleEndian24(4 - 1))
-        let error = caughtError { try decoder.decode(Data(bytes)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect((error?.underlying as? CodecError)?.library == "libwebp")
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(Data(bytes)) }
+        #expect(error.code == .couldNotOpen)
+        #expect((error.underlying as? CodecError)?.library == "libwebp")
     }
 
     @Test(arguments: [
@@ -187,18 +189,18 @@ func pixel(of image: Image, frame: Int = 0, x: Int, y: Int) -> [UInt8] {
         TestImages.webpSignature,
         Data("RIFF\u{24}\u{0}\u{0}\u{0}WEBPVP8 \u{18}\u{0}\u{0}\u{0}garbagegarbagegarbage!!!".utf8),
     ])
-    func garbageCannotBeOpened(data: Data) {
-        let error = caughtError { try decoder.decode(data) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen)
-        #expect(error?.format == .webp)
-        #expect((error?.underlying as? CodecError)?.library == "libwebp")
+    func garbageCannotBeOpened(data: Data) throws {
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(data) }
+        #expect(error.code == .couldNotOpen)
+        #expect(error.format == .webp)
+        #expect((error.underlying as? CodecError)?.library == "libwebp")
     }
 
     @Test func truncatedStillImageFailsWithATypedError() throws {
         let data = try Fixtures.data("webp/lossy-rgb.webp")
-        let error = caughtError { try decoder.decode(data.prefix(data.count - 10)) } as? ImageDecodingError
-        #expect(error?.code == .couldNotOpen || error?.code == .couldNotProduceImage)
-        #expect(error?.underlying is CodecError)
+        let error = try #require(throws: ImageDecodingError.self) { try decoder.decode(data.prefix(data.count - 10)) }
+        #expect(error.code == .couldNotOpen || error.code == .couldNotProduceImage)
+        #expect(error.underlying is CodecError)
     }
 
     @Test func verifierFindsNoFailuresOnAnyFixture() throws {

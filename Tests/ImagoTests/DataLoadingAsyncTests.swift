@@ -19,11 +19,11 @@ import FoundationNetworking
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
     }
 
-    @Test func loaderFailurePassesThroughUnchanged() async {
+    @Test func loaderFailurePassesThroughUnchanged() async throws {
         let original = IdentityError()
         loader.stub(exampleURL, .failure(original))
-        let error = await caughtError { try await loader.data(for: URLRequest(url: exampleURL)) }
-        #expect((error as? IdentityError) === original)
+        let error = try await #require(throws: IdentityError.self) { try await loader.data(for: URLRequest(url: exampleURL)) }
+        #expect(error === original)
     }
 
     @Test func progressWithoutADeclaredLengthHasNoTotal() async throws {
@@ -49,8 +49,7 @@ import FoundationNetworking
             withUnsafeCurrentTask { $0?.cancel() }
             return try await loader.data(for: URLRequest(url: exampleURL))
         }
-        let error = await caughtError { try await call.value }
-        #expect(error is CancellationError)
+        await #expect(throws: CancellationError.self) { try await call.value }
         #expect(loader.requests.isEmpty)
     }
 
@@ -60,7 +59,7 @@ import FoundationNetworking
         let call = Task { try await loader.data(for: URLRequest(url: exampleURL)) }
         let task = await loader.waitForTask(for: exampleURL)
         call.cancel()
-        #expect(await caughtError { try await call.value } is CancellationError)
+        await #expect(throws: CancellationError.self) { try await call.value }
         #expect(task.isCancelled)
         #expect(!task.advance(), "nothing is delivered after the cancel")
     }
@@ -75,17 +74,17 @@ import FoundationNetworking
         task.advance()   // the first chunk
         try await eventually { reports.values.count == 1 }
         call.cancel()
-        #expect(await caughtError { try await call.value } is CancellationError)
+        await #expect(throws: CancellationError.self) { try await call.value }
         try await eventually { task.isCancelled }
         #expect(task.isCancelled)
         #expect(reports.values == [LoadingProgress(completed: 2, total: 6)])
     }
 
-    @Test func aFailureInTheBodyPassesThroughUnchanged() async {
+    @Test func aFailureInTheBodyPassesThroughUnchanged() async throws {
         let original = IdentityError()
         loader.stub(exampleURL, MockResponse.data(Data(count: 4), chunkSize: 2).failing(with: original))
-        let error = await caughtError { try await loader.data(for: URLRequest(url: exampleURL)) }
-        #expect((error as? IdentityError) === original)
+        let error = try await #require(throws: IdentityError.self) { try await loader.data(for: URLRequest(url: exampleURL)) }
+        #expect(error === original)
     }
 
     @Test func progressFraction() {

@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -93,23 +92,25 @@ extension FileDataLoader {
         #expect(data.isEmpty)
     }
 
-    @Test func missingFileFailsAsUnreadableWithTheSystemError() async {
+    @Test func missingFileFailsAsUnreadableWithTheSystemError() async throws {
         let url = directory.appendingPathComponent("missing.png")
-        let error = await caughtError { try await FileDataLoader().data(for: URLRequest(url: url)) } as? DataLoadingError
-        #expect(error?.code == .fileUnreadable)
-        #expect(error?.url == url)
-        #expect(error?.underlying != nil)
+        let error = try await #require(throws: DataLoadingError.self) { try await FileDataLoader().data(for: URLRequest(url: url)) }
+        #expect(error.code == .fileUnreadable)
+        #expect(error.url == url)
+        #expect(error.underlying != nil)
     }
 
-    @Test func directoryFailsAsUnreadable() async {
-        let error = await caughtError { try await FileDataLoader().data(for: URLRequest(url: directory)) } as? DataLoadingError
-        #expect(error?.code == .fileUnreadable)
+    @Test func directoryFailsAsUnreadable() async throws {
+        let error = try await #require(throws: DataLoadingError.self) { try await FileDataLoader().data(for: URLRequest(url: directory)) }
+        #expect(error.code == .fileUnreadable)
     }
 
     @Test func fileOverTheLimitFailsBeforeReading() async throws {
         let url = try write(Data(count: 101), named: "big.bin")
-        let error = await caughtError { try await FileDataLoader(maximumResponseSize: 100).data(for: URLRequest(url: url)) } as? DataLoadingError
-        #expect(error?.code == .responseTooLarge)
+        let error = try await #require(throws: DataLoadingError.self) {
+            try await FileDataLoader(maximumResponseSize: 100).data(for: URLRequest(url: url))
+        }
+        #expect(error.code == .responseTooLarge)
     }
 
     /// A FIFO would block `open` until a writer came, and a device would
@@ -122,9 +123,9 @@ extension FileDataLoader {
         specials.append(URL(fileURLWithPath: "/dev/zero"))
         #endif
         for url in specials {
-            let error = await caughtError { try await FileDataLoader().data(for: URLRequest(url: url)) } as? DataLoadingError
-            #expect(error?.code == .fileUnreadable, "\(url.path)")
-            #expect(error?.message.contains("not a regular file") == true, "\(error?.message ?? "")")
+            let error = try await #require(throws: DataLoadingError.self) { try await FileDataLoader().data(for: URLRequest(url: url)) }
+            #expect(error.code == .fileUnreadable, "\(url.path)")
+            #expect(error.message.contains("not a regular file"), "\(error.message)")
         }
     }
 
@@ -132,7 +133,7 @@ extension FileDataLoader {
     @Test func aFileThatGrowsPastTheLimitWhileReadFails() async throws {
         let url = try write(Data(count: 50), named: "growing.bin")
         let loaded = try await FileDataLoader(maximumResponseSize: 100, chunkSize: 40).load(URLRequest(url: url))
-        let error = await caughtError {
+        let error = try await #require(throws: DataLoadingError.self) {
             var received = 0
             for try await chunk in loaded.body {
                 if received == 0 {
@@ -143,8 +144,8 @@ extension FileDataLoader {
                 }
                 received += chunk.count
             }
-        } as? DataLoadingError
-        #expect(error?.code == .responseTooLarge)
+        }
+        #expect(error.code == .responseTooLarge)
     }
 
     @Test func anOpenDescriptorIsCheckedAndReadTheSameWay() async throws {
@@ -154,13 +155,15 @@ extension FileDataLoader {
         let (data, _) = try await FileDataLoader().data(for: descriptor, url: url)
         #expect(data == Data([1, 2, 3]))
         let folder = open(directory.path, O_RDONLY)
-        let error = await caughtError { try await FileDataLoader().load(descriptor: folder, for: self.directory) } as? DataLoadingError
-        #expect(error?.code == .fileUnreadable)
+        let error = try await #require(throws: DataLoadingError.self) {
+            try await FileDataLoader().load(descriptor: folder, for: self.directory)
+        }
+        #expect(error.code == .fileUnreadable)
     }
 
-    @Test func nonFileURLFailsAsUnsupportedScheme() async {
-        let error = await caughtError { try await FileDataLoader().data(for: URLRequest(url: exampleURL)) } as? DataLoadingError
-        #expect(error?.code == .unsupportedScheme)
+    @Test func nonFileURLFailsAsUnsupportedScheme() async throws {
+        let error = try await #require(throws: DataLoadingError.self) { try await FileDataLoader().data(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .unsupportedScheme)
     }
 
     @Test func aCancelledReaderStopsBetweenChunks() async throws {
@@ -206,10 +209,10 @@ extension FileDataLoader {
     }
 
     @Test(arguments: ["ftp://a.example/x.png", "data:image/png;base64,AAAA", "mailto:a@example.com"])
-    func otherSchemesFailAsUnsupported(string: String) async {
-        let error = await caughtError {
+    func otherSchemesFailAsUnsupported(string: String) async throws {
+        let error = try await #require(throws: DataLoadingError.self) {
             try await DataLoader(network: MockDataLoader(), file: MockDataLoader()).data(for: URLRequest(url: URL(string: string)!))
-        } as? DataLoadingError
-        #expect(error?.code == .unsupportedScheme)
+        }
+        #expect(error.code == .unsupportedScheme)
     }
 }

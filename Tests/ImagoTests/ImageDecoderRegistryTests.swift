@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 
 @Suite struct ImageDecoderRegistryTests {
     let png = MockImageDecoder(returning: TestImages.solid(width: 1, height: 1))
@@ -22,23 +21,24 @@ import TestSupport
     }
 
     @Test(arguments: [Data(), Data("<html>".utf8)])
-    func unknownBytesFailAsUnsupportedWithoutCallingADecoder(data: Data) {
-        let error = caughtError { try registry.decode(data) } as? ImageDecodingError
-        #expect(error?.code == .unsupportedFormat)
-        #expect(error?.format == nil)
+    func unknownBytesFailAsUnsupportedWithoutCallingADecoder(data: Data) throws {
+        let error = try #require(throws: ImageDecodingError.self) { try registry.decode(data) }
+        #expect(error.code == .unsupportedFormat)
+        #expect(error.format == nil)
         #expect(png.calls.isEmpty && jpeg.calls.isEmpty)
     }
 
-    @Test func knownFormatWithoutADecoderFailsAsUnsupported() {
-        let error = caughtError { try registry.decode(TestImages.gifSignature) } as? ImageDecodingError
-        #expect(error?.code == .unsupportedFormat)
-        #expect(error?.format == .gif)
+    @Test func knownFormatWithoutADecoderFailsAsUnsupported() throws {
+        let error = try #require(throws: ImageDecodingError.self) { try registry.decode(TestImages.gifSignature) }
+        #expect(error.code == .unsupportedFormat)
+        #expect(error.format == .gif)
         #expect(registry.supportedFormats == [.png, .jpeg])
     }
 
-    @Test func decoderErrorsPassThroughUnchanged() {
+    @Test func decoderErrorsPassThroughUnchanged() throws {
         let original = IdentityError()
         png.setResult(.failure(original))
-        #expect((caughtError { try registry.decode(TestImages.pngSignature) } as? IdentityError) === original)
+        let error = try #require(throws: IdentityError.self) { try registry.decode(TestImages.pngSignature) }
+        #expect(error === original)
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -55,17 +54,17 @@ import FoundationNetworking
         pipeline = ImagePipeline(configuration: .init(dataLoader: loader, imageCache: nil, decoder: decoder))
     }
 
-    @Test(arguments: rejected) func bothRejectTheSameResponsesWithTheSameCode(_ rejected: Case) async {
+    @Test(arguments: rejected) func bothRejectTheSameResponsesWithTheSameCode(_ rejected: Case) async throws {
         loader.stub(url, rejected.response)
-        let clientError = await caughtError { try await client.image(for: URLRequest(url: url)) } as? NetworkClientError
-        let pipelineError = await caughtError { try await pipeline.image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        let pipelineResponseError = pipelineError?.underlying as? ResponseError
-        #expect(clientError?.code == .handlerFailed)
-        #expect(clientError?.responseError?.code == rejected.code)
-        #expect(pipelineError?.code == .responseRejected)
+        let clientError = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: url)) }
+        let pipelineError = try await #require(throws: ImagePipelineError.self) { try await pipeline.image(for: ImageRequest(url: url)) }
+        let pipelineResponseError = pipelineError.underlying as? ResponseError
+        #expect(clientError.code == .handlerFailed)
+        #expect(clientError.responseError?.code == rejected.code)
+        #expect(pipelineError.code == .responseRejected)
         #expect(pipelineResponseError?.code == rejected.code)
-        #expect(clientError?.responseError?.statusCode == pipelineResponseError?.statusCode)
-        #expect(clientError?.responseError?.contentType == pipelineResponseError?.contentType)
+        #expect(clientError.responseError?.statusCode == pipelineResponseError?.statusCode)
+        #expect(clientError.responseError?.contentType == pipelineResponseError?.contentType)
         #expect(decoder.calls.isEmpty)
     }
 
@@ -78,29 +77,29 @@ import FoundationNetworking
         #expect(decoder.calls.map(\.data) == [Self.png, Self.png])
     }
 
-    @Test func anUndecodableBodyFailsBothWithTheDecodersErrorUnchanged() async {
+    @Test func anUndecodableBodyFailsBothWithTheDecodersErrorUnchanged() async throws {
         let original = IdentityError("corrupt")
         decoder.setResult(.failure(original))
         loader.stub(url, .image(Self.png))
-        let clientError = await caughtError { try await client.image(for: URLRequest(url: url)) } as? NetworkClientError
-        let pipelineError = await caughtError { try await pipeline.image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        #expect(clientError?.code == .handlerFailed)
-        #expect(clientError?.responseError?.code == .decodingFailed)
-        #expect(clientError?.responseError?.statusCode == 200)
-        #expect((clientError?.responseError?.underlying as? IdentityError) === original)
-        #expect(pipelineError?.code == .decodingFailed)
-        #expect((pipelineError?.underlying as? IdentityError) === original)
+        let clientError = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: url)) }
+        let pipelineError = try await #require(throws: ImagePipelineError.self) { try await pipeline.image(for: ImageRequest(url: url)) }
+        #expect(clientError.code == .handlerFailed)
+        #expect(clientError.responseError?.code == .decodingFailed)
+        #expect(clientError.responseError?.statusCode == 200)
+        #expect((clientError.responseError?.underlying as? IdentityError) === original)
+        #expect(pipelineError.code == .decodingFailed)
+        #expect((pipelineError.underlying as? IdentityError) === original)
     }
 
-    @Test func bothPassTheLoadersErrorThroughUnchanged() async {
+    @Test func bothPassTheLoadersErrorThroughUnchanged() async throws {
         let original = IdentityError("offline")
         loader.stub(url, .failure(original))
-        let clientError = await caughtError { try await client.image(for: URLRequest(url: url)) } as? NetworkClientError
-        let pipelineError = await caughtError { try await pipeline.image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        #expect(clientError?.code == .sessionFailed)
-        #expect((clientError?.underlying as? IdentityError) === original)
-        #expect(pipelineError?.code == .dataLoadingFailed)
-        #expect((pipelineError?.underlying as? IdentityError) === original)
+        let clientError = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: url)) }
+        let pipelineError = try await #require(throws: ImagePipelineError.self) { try await pipeline.image(for: ImageRequest(url: url)) }
+        #expect(clientError.code == .sessionFailed)
+        #expect((clientError.underlying as? IdentityError) === original)
+        #expect(pipelineError.code == .dataLoadingFailed)
+        #expect((pipelineError.underlying as? IdentityError) === original)
         #expect(decoder.calls.isEmpty)
     }
 }

@@ -89,7 +89,7 @@ import FoundationNetworking
         let staying = pipeline.imageTask(for: ImageRequest(url: url))
         let download = await loader.waitForTask(for: url)
         leaving.cancel()
-        #expect(await caughtError { try await leaving.response } is CancellationError)
+        await #expect(throws: CancellationError.self) { try await leaving.response }
         #expect(!download.isCancelled)
         download.complete()
         #expect(try await staying.response.source == .network)
@@ -101,7 +101,7 @@ import FoundationNetworking
         let tasks = (0..<3).map { _ in pipeline.imageTask(for: ImageRequest(url: url)) }
         let download = await loader.waitForTask(for: url)
         for task in tasks { task.cancel() }
-        for task in tasks { #expect(await caughtError { try await task.response } is CancellationError) }
+        for task in tasks { await #expect(throws: CancellationError.self) { try await task.response } }
         try await eventually { download.isCancelled }
         #expect(download.isCancelled)
         #expect(decoder.calls.isEmpty)
@@ -238,44 +238,46 @@ import FoundationNetworking
     @Test func bytesThatDoNotDecodeAreNotKeptOnDisk() async throws {
         stubFresh(maxAge: 600)
         decoder.setResult(.failure(ImageDecodingError(.couldNotOpen, message: "bad")))
-        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        #expect(error?.code == .decodingFailed)
+        let error = try await #require(throws: ImagePipelineError.self) { try await pipeline().image(for: ImageRequest(url: url)) }
+        #expect(error.code == .decodingFailed)
         #expect(disk.writes == [try #require(pipeline().dataCacheKey(for: ImageRequest(url: url)))])
         #expect(disk.keys.isEmpty)
     }
 
     // MARK: Errors
 
-    @Test func rejectedResponseIsAResponseRejectedError() async {
+    @Test func rejectedResponseIsAResponseRejectedError() async throws {
         loader.stub(url, .status(404, body: TestImages.pngSignature, contentType: "image/png"))
-        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        #expect(error?.code == .responseRejected)
-        #expect((error?.underlying as? ResponseError)?.statusCode == 404)
+        let error = try await #require(throws: ImagePipelineError.self) { try await pipeline().image(for: ImageRequest(url: url)) }
+        #expect(error.code == .responseRejected)
+        #expect((error.underlying as? ResponseError)?.statusCode == 404)
         #expect(decoder.calls.isEmpty)
         #expect(disk.writes.isEmpty)
     }
 
-    @Test func loaderFailureIsADataLoadingError() async {
+    @Test func loaderFailureIsADataLoadingError() async throws {
         let original = IdentityError()
         loader.stub(url, .failure(original))
-        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        #expect(error?.code == .dataLoadingFailed)
-        #expect((error?.underlying as? IdentityError) === original)
+        let error = try await #require(throws: ImagePipelineError.self) { try await pipeline().image(for: ImageRequest(url: url)) }
+        #expect(error.code == .dataLoadingFailed)
+        #expect((error.underlying as? IdentityError) === original)
     }
 
-    @Test func decoderFailureIsADecodingErrorAndNothingIsCachedInMemory() async {
+    @Test func decoderFailureIsADecodingErrorAndNothingIsCachedInMemory() async throws {
         decoder.setResult(.failure(ImageDecodingError(.couldNotOpen, message: "bad")))
         loader.stub(url, .image(TestImages.pngSignature))
-        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url)) } as? ImagePipelineError
-        #expect(error?.code == .decodingFailed)
+        let error = try await #require(throws: ImagePipelineError.self) { try await pipeline().image(for: ImageRequest(url: url)) }
+        #expect(error.code == .decodingFailed)
         #expect(memory.count == 0)
     }
 
-    @Test func processorFailureIsAProcessingError() async {
+    @Test func processorFailureIsAProcessingError() async throws {
         loader.stub(url, .image(TestImages.pngSignature))
         let failing = MockImageProcessor(identifier: "broken") { _ in throw IdentityError() }
-        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url, processors: [failing])) } as? ImagePipelineError
-        #expect(error?.code == .processingFailed)
+        let error = try await #require(throws: ImagePipelineError.self) {
+            try await pipeline().image(for: ImageRequest(url: url, processors: [failing]))
+        }
+        #expect(error.code == .processingFailed)
     }
 
     // MARK: Disk cache and HTTP semantics
@@ -324,9 +326,11 @@ import FoundationNetworking
         #expect(loader.requests.count == 2)
     }
 
-    @Test func onlyCachedFailsWhenNothingIsCached() async {
-        let error = await caughtError { try await pipeline().image(for: ImageRequest(url: url, cachePolicy: .onlyCached)) } as? ImagePipelineError
-        #expect(error?.code == .notCached)
+    @Test func onlyCachedFailsWhenNothingIsCached() async throws {
+        let error = try await #require(throws: ImagePipelineError.self) {
+            try await pipeline().image(for: ImageRequest(url: url, cachePolicy: .onlyCached))
+        }
+        #expect(error.code == .notCached)
         #expect(loader.requests.isEmpty)
     }
 }
@@ -340,7 +344,7 @@ import FoundationNetworking
         let call = Task { try await pipeline.image(for: ImageRequest(url: url)) }
         let download = await loader.waitForTask(for: url)
         call.cancel()
-        #expect(await caughtError { try await call.value } is CancellationError)
+        await #expect(throws: CancellationError.self) { try await call.value }
         try await eventually { download.isCancelled }
         #expect(download.isCancelled)
     }

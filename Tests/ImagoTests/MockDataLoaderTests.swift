@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -62,7 +61,7 @@ import FoundationNetworking
         let started = Task { try await loader.load(URLRequest(url: exampleURL)) }
         let task = await loader.waitForTask(for: exampleURL)
         started.cancel()
-        #expect(await caughtError { try await started.value } is CancellationError)
+        await #expect(throws: CancellationError.self) { try await started.value }
         #expect(task.isCancelled)
         #expect(!task.advance())
         #expect(loader.cancelledRequests.map(\.url) == [exampleURL])
@@ -89,11 +88,11 @@ import FoundationNetworking
         #expect(await Self.read(loaded.body) == ["data 2", "failed IdentityError"])
     }
 
-    @Test func aFailureWithoutAResponseIsThrownByTheLoad() async {
+    @Test func aFailureWithoutAResponseIsThrownByTheLoad() async throws {
         let original = IdentityError()
         loader.stub(exampleURL, .failure(original))
-        let error = await caughtError { try await loader.load(URLRequest(url: exampleURL)) }
-        #expect((error as? IdentityError) === original)
+        let error = try await #require(throws: IdentityError.self) { try await loader.load(URLRequest(url: exampleURL)) }
+        #expect(error === original)
     }
 
     @Test func aBodyWithoutResponseMetadataHasNoResponse() async throws {
@@ -103,9 +102,9 @@ import FoundationNetworking
         #expect(await Self.read(loaded.body) == ["data 4", "end"])
     }
 
-    @Test func unstubbedURLFailsWithATypedError() async {
-        let error = await caughtError { try await loader.data(for: URLRequest(url: exampleURL)) }
-        #expect((error as? MockDataLoader.Unstubbed)?.url == exampleURL)
+    @Test func unstubbedURLFailsWithATypedError() async throws {
+        let error = try await #require(throws: MockDataLoader.Unstubbed.self) { try await loader.data(for: URLRequest(url: exampleURL)) }
+        #expect(error.url == exampleURL)
     }
 
     @Test func requestsAreRecordedWithTheirHeaders() async throws {
@@ -120,8 +119,7 @@ import FoundationNetworking
     @Test func separateInstancesDoNotShareStubs() async {
         let other = MockDataLoader()
         loader.stub(exampleURL, .image(TestImages.pngSignature))
-        let error = await caughtError { try await other.data(for: URLRequest(url: exampleURL)) }
-        #expect(error is MockDataLoader.Unstubbed)
+        await #expect(throws: MockDataLoader.Unstubbed.self) { try await other.data(for: URLRequest(url: exampleURL)) }
         #expect(loader.requests.isEmpty)
     }
 }

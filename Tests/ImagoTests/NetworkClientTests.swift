@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -40,56 +39,56 @@ import FoundationNetworking
         #expect(decoder.calls.first?.options == options)
     }
 
-    @Test func sessionFailureIsWrappedAsSessionFailedWithTheSameError() async {
+    @Test func sessionFailureIsWrappedAsSessionFailedWithTheSameError() async throws {
         let original = IdentityError("offline")
         loader.stub(exampleURL, .failure(original))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? IdentityError) === original)
-        #expect(error?.url == exampleURL)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .sessionFailed)
+        #expect((error.underlying as? IdentityError) === original)
+        #expect(error.url == exampleURL)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func bodyCutShortIsASessionFailure() async {
+    @Test func bodyCutShortIsASessionFailure() async throws {
         let original = IdentityError("reset")
         loader.stub(exampleURL, MockResponse.image(TestImages.pngSignature).failing(with: original))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? IdentityError) === original)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .sessionFailed)
+        #expect((error.underlying as? IdentityError) === original)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func rejectedResponseIsWrappedAsHandlerFailed() async {
+    @Test func rejectedResponseIsWrappedAsHandlerFailed() async throws {
         loader.stub(exampleURL, .status(404, body: TestImages.pngSignature, contentType: "image/png"))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .unacceptableStatus)
-        #expect(error?.statusCode == 404)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .unacceptableStatus)
+        #expect(error.statusCode == 404)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func htmlInsteadOfAnImageFailsOnTheContentType() async {
+    @Test func htmlInsteadOfAnImageFailsOnTheContentType() async throws {
         loader.stub(exampleURL, .data(Data("<html></html>".utf8), contentType: "text/html; charset=utf-8"))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .unacceptableContentType)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .unacceptableContentType)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func decoderFailureIsAHandlerFailureKeepingTheDecodersError() async {
+    @Test func decoderFailureIsAHandlerFailureKeepingTheDecodersError() async throws {
         let original = IdentityError("corrupt")
         decoder.setResult(.failure(original))
         loader.stub(exampleURL, .image(TestImages.pngSignature))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .decodingFailed)
-        #expect((error?.responseError?.underlying as? IdentityError) === original)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .decodingFailed)
+        #expect((error.responseError?.underlying as? IdentityError) === original)
     }
 
-    @Test func nonHTTPResponseForAnHTTPURLIsRejected() async {
+    @Test func nonHTTPResponseForAnHTTPURLIsRejected() async throws {
         loader.stub(exampleURL, MockResponse(statusCode: nil, headers: ["Content-Type": "image/png"], chunks: [TestImages.pngSignature]))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.responseError?.code == .notHTTPResponse)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect(error.responseError?.code == .notHTTPResponse)
     }
 
     @Test func progressIsReportedForEveryChunk() async throws {
@@ -111,8 +110,7 @@ import FoundationNetworking
         let call = Task { try await client.image(for: URLRequest(url: exampleURL)) }
         let task = await loader.waitForTask(for: exampleURL)
         call.cancel()
-        let error = await caughtError { try await call.value }
-        #expect(error is CancellationError)
+        await #expect(throws: CancellationError.self) { try await call.value }
         #expect(task.isCancelled)
         #expect(loader.cancelledRequests.map(\.url) == [exampleURL])
         #expect(decoder.calls.isEmpty)
@@ -139,27 +137,29 @@ import FoundationNetworking
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func dataAcceptsOnlyTheGivenContentTypes() async {
+    @Test func dataAcceptsOnlyTheGivenContentTypes() async throws {
         loader.stub(exampleURL, .data(Data("<html></html>".utf8), contentType: "text/html"))
-        let error = await caughtError { try await client.data(for: URLRequest(url: exampleURL), accepting: .images) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .unacceptableContentType)
+        let error = try await #require(throws: NetworkClientError.self) {
+            try await client.data(for: URLRequest(url: exampleURL), accepting: .images)
+        }
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .unacceptableContentType)
     }
 
-    @Test func dataWithAnErrorStatusIsAHandlerFailureWithTheStatus() async {
+    @Test func dataWithAnErrorStatusIsAHandlerFailureWithTheStatus() async throws {
         loader.stub(exampleURL, .status(503, body: Data("busy".utf8)))
-        let error = await caughtError { try await client.data(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .unacceptableStatus)
-        #expect(error?.statusCode == 503)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.data(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .unacceptableStatus)
+        #expect(error.statusCode == 503)
     }
 
-    @Test func dataSessionFailureIsASessionFailureWithTheSameError() async {
+    @Test func dataSessionFailureIsASessionFailureWithTheSameError() async throws {
         let original = IdentityError("reset")
         loader.stub(exampleURL, MockResponse.data(Data(count: 8)).failing(with: original))
-        let error = await caughtError { try await client.data(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? IdentityError) === original)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.data(for: URLRequest(url: exampleURL)) }
+        #expect(error.code == .sessionFailed)
+        #expect((error.underlying as? IdentityError) === original)
     }
 
     @Test func dataReportsProgressForEveryChunk() async throws {
@@ -189,40 +189,48 @@ import FoundationNetworking
         #expect(value.artistName == "Nina")
     }
 
-    @Test func jsonWithTheWrongContentTypeIsAHandlerFailure() async {
+    @Test func jsonWithTheWrongContentTypeIsAHandlerFailure() async throws {
         loader.stub(feedURL, .data(Data("[]".utf8), contentType: "text/html"))
-        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .unacceptableContentType)
+        let error = try await #require(throws: NetworkClientError.self) {
+            try await client.json([Album].self, for: URLRequest(url: feedURL))
+        }
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .unacceptableContentType)
     }
 
-    @Test func jsonServerErrorIsAHandlerFailureWithTheStatus() async {
+    @Test func jsonServerErrorIsAHandlerFailureWithTheStatus() async throws {
         loader.stub(feedURL, .json(Data("{}".utf8), statusCode: 500))
-        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.statusCode == 500)
+        let error = try await #require(throws: NetworkClientError.self) {
+            try await client.json([Album].self, for: URLRequest(url: feedURL))
+        }
+        #expect(error.code == .handlerFailed)
+        #expect(error.statusCode == 500)
     }
 
-    @Test func malformedJSONIsAHandlerFailureCarryingTheDecodingError() async {
+    @Test func malformedJSONIsAHandlerFailureCarryingTheDecodingError() async throws {
         loader.stub(feedURL, .json(Data("{not json".utf8)))
-        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
-        #expect(error?.responseError?.code == .decodingFailed)
-        #expect(error?.responseError?.underlying is DecodingError)
+        let error = try await #require(throws: NetworkClientError.self) {
+            try await client.json([Album].self, for: URLRequest(url: feedURL))
+        }
+        #expect(error.responseError?.code == .decodingFailed)
+        #expect(error.responseError?.underlying is DecodingError)
     }
 
-    @Test func jsonSessionFailureIsASessionFailureWithTheSameError() async {
+    @Test func jsonSessionFailureIsASessionFailureWithTheSameError() async throws {
         let original = IdentityError()
         loader.stub(feedURL, .failure(original))
-        let error = await caughtError { try await client.json([Album].self, for: URLRequest(url: feedURL)) } as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? IdentityError) === original)
+        let error = try await #require(throws: NetworkClientError.self) {
+            try await client.json([Album].self, for: URLRequest(url: feedURL))
+        }
+        #expect(error.code == .sessionFailed)
+        #expect((error.underlying as? IdentityError) === original)
     }
 
-    @Test func defaultDecoderRejectsImagesAsUnsupported() async {
+    @Test func defaultDecoderRejectsImagesAsUnsupported() async throws {
         let client = NetworkClient(loader: loader)
         loader.stub(exampleURL, .image(TestImages.pngSignature))
-        let error = await caughtError { try await client.image(for: URLRequest(url: exampleURL)) } as? NetworkClientError
-        #expect((error?.responseError?.underlying as? ImageDecodingError)?.code == .unsupportedFormat)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
+        #expect((error.responseError?.underlying as? ImageDecodingError)?.code == .unsupportedFormat)
     }
 }
 

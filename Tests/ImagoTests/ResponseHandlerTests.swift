@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -19,8 +18,10 @@ import FoundationNetworking
         handler = .image(decoder: decoder)
     }
 
-    private func responseError(_ response: URLResponse, url: URL = exampleURL) -> ResponseError? {
-        caughtError { try handler.handle(body, response: response, for: url) } as? ResponseError
+    /// The error handling `response` throws; the test fails when it throws none, or another type.
+    private func responseError(_ response: URLResponse, url: URL = exampleURL,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws -> ResponseError {
+        try #require(throws: ResponseError.self, sourceLocation: sourceLocation) { try handler.handle(body, response: response, for: url) }
     }
 
     @Test(arguments: [200, 201, 203, 204, 299])
@@ -34,31 +35,35 @@ import FoundationNetworking
     @Test(arguments: [("bytes 0-9/10", nil, true), ("bytes 0-9/*", "10", true), ("bytes 0-8/10", nil, false), ("bytes 1-9/10", nil, false),
                       ("bytes */10", nil, false), ("bytes 0-9/*", "11", false), ("bytes 0-0/0", nil, false), ("items 0-9/10", nil, false),
                       (nil, nil, false)] as [(String?, String?, Bool)])
-    func aPartialResponseIsAcceptedOnlyWhenItIsTheWholeBody(contentRange: String?, length: String?, accepted: Bool) {
+    func aPartialResponseIsAcceptedOnlyWhenItIsTheWholeBody(contentRange: String?, length: String?, accepted: Bool) throws {
         var fields = ["Content-Type": "image/png"]
         if let contentRange { fields["Content-Range"] = contentRange }
         if let length { fields["Content-Length"] = length }
         let response = HTTPURLResponse(url: exampleURL, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: fields)!
-        let error = responseError(response)
-        #expect((error == nil) == accepted, "\(contentRange ?? "no Content-Range")")
-        if !accepted { #expect(error?.code == .partialContent) }
+        if accepted {
+            #expect(throws: Never.self, "\(contentRange ?? "no Content-Range")") {
+                try handler.handle(body, response: response, for: exampleURL)
+            }
+        } else {
+            #expect(try responseError(response).code == .partialContent, "\(contentRange ?? "no Content-Range")")
+        }
     }
 
     @Test(arguments: [100, 101, 199, 300, 301, 302, 304, 307, 400, 403, 404, 429, 500, 503, 599])
-    func rejectsEveryOtherStatusWithAnErrorCarryingIt(status: Int) {
-        let error = responseError(httpResponse(exampleURL, status: status, contentType: "image/png"))
-        #expect(error?.code == .unacceptableStatus)
-        #expect(error?.statusCode == status)
-        #expect(error?.url == exampleURL)
+    func rejectsEveryOtherStatusWithAnErrorCarryingIt(status: Int) throws {
+        let error = try responseError(httpResponse(exampleURL, status: status, contentType: "image/png"))
+        #expect(error.code == .unacceptableStatus)
+        #expect(error.statusCode == status)
+        #expect(error.url == exampleURL)
         #expect(decoder.calls.isEmpty)
     }
 
     @Test(arguments: ["http://example.com/a.png", "https://example.com/a.png", "HTTPS://example.com/a.png"])
-    func rejectsANonHTTPResponseForAnHTTPURL(string: String) {
+    func rejectsANonHTTPResponseForAnHTTPURL(string: String) throws {
         let url = URL(string: string)!
         let plain = URLResponse(url: url, mimeType: "image/png", expectedContentLength: 8, textEncodingName: nil)
-        let error = responseError(plain, url: url)
-        #expect(error?.code == .notHTTPResponse)
+        let error = try responseError(plain, url: url)
+        #expect(error.code == .notHTTPResponse)
         #expect(decoder.calls.isEmpty)
     }
 
@@ -82,28 +87,28 @@ import FoundationNetworking
     }
 
     @Test(arguments: ["text/html", "text/html; charset=UTF-8", "application/json", "text/plain"])
-    func nonImageContentTypesFailWithTheType(type: String) {
-        let error = responseError(httpResponse(exampleURL, status: 200, contentType: type))
-        #expect(error?.code == .unacceptableContentType)
-        #expect(error?.contentType == type)
+    func nonImageContentTypesFailWithTheType(type: String) throws {
+        let error = try responseError(httpResponse(exampleURL, status: 200, contentType: type))
+        #expect(error.code == .unacceptableContentType)
+        #expect(error.contentType == type)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func contentTypeIsCheckedBeforeTheStatus() {
+    @Test func contentTypeIsCheckedBeforeTheStatus() throws {
         // A 500 with an HTML page fails on its content type: the status check never runs,
         // but the error still carries the status.
-        let error = responseError(httpResponse(exampleURL, status: 500, contentType: "text/html"))
-        #expect(error?.code == .unacceptableContentType)
-        #expect(error?.statusCode == 500)
+        let error = try responseError(httpResponse(exampleURL, status: 500, contentType: "text/html"))
+        #expect(error.code == .unacceptableContentType)
+        #expect(error.statusCode == 500)
     }
 
-    @Test func contentTypeIsCheckedBeforeTheHTTPCheck() {
+    @Test func contentTypeIsCheckedBeforeTheHTTPCheck() throws {
         let plain = URLResponse(url: exampleURL, mimeType: "text/html", expectedContentLength: 8, textEncodingName: nil)
-        #expect(responseError(plain)?.code == .unacceptableContentType)
+        #expect(try responseError(plain).code == .unacceptableContentType)
     }
 
-    @Test func decoderIsNotCalledWhenTheStatusFails() {
-        _ = responseError(httpResponse(exampleURL, status: 404, contentType: "image/png"))
+    @Test func decoderIsNotCalledWhenTheStatusFails() throws {
+        _ = try responseError(httpResponse(exampleURL, status: 404, contentType: "image/png"))
         #expect(decoder.calls.isEmpty)
     }
 
@@ -115,21 +120,21 @@ import FoundationNetworking
         #expect(decoder.calls.map(\.options) == [options])
     }
 
-    @Test func decoderErrorPassesThroughUnchanged() {
+    @Test func decoderErrorPassesThroughUnchanged() throws {
         let original = IdentityError("codec")
         decoder.setResult(.failure(original))
-        let error = responseError(httpResponse(exampleURL, status: 200, contentType: "image/png"))
-        #expect(error?.code == .decodingFailed)
-        #expect(error?.statusCode == 200)
-        #expect((error?.underlying as? IdentityError) === original)
+        let error = try responseError(httpResponse(exampleURL, status: 200, contentType: "image/png"))
+        #expect(error.code == .decodingFailed)
+        #expect(error.statusCode == 200)
+        #expect((error.underlying as? IdentityError) === original)
     }
 
-    @Test func urlDefaultsToTheResponseURL() {
-        let error = caughtError {
+    @Test func urlDefaultsToTheResponseURL() throws {
+        let error = try #require(throws: ResponseError.self) {
             try handler.handle(body, response: httpResponse(exampleURL, status: 404, contentType: "image/png"))
-        } as? ResponseError
-        #expect(error?.code == .unacceptableStatus)
-        #expect(error?.url == exampleURL)
+        }
+        #expect(error.code == .unacceptableStatus)
+        #expect(error.url == exampleURL)
     }
 
     @Test func jsonHandlerDecodesAndRejectsOtherTypes() throws {
@@ -138,28 +143,28 @@ import FoundationNetworking
         let json = Data(#"{"name":"Blue"}"#.utf8)
         let ok = try handler.handle(json, response: httpResponse(exampleURL, status: 200, contentType: "application/json"))
         #expect(ok == Album(name: "Blue"))
-        let error = caughtError {
+        let error = try #require(throws: ResponseError.self) {
             try handler.handle(json, response: httpResponse(exampleURL, status: 200, contentType: "text/html"))
-        } as? ResponseError
-        #expect(error?.code == .unacceptableContentType)
+        }
+        #expect(error.code == .unacceptableContentType)
     }
 
-    @Test func jsonDecodingErrorIsTheDecodersOwnError() {
+    @Test func jsonDecodingErrorIsTheDecodersOwnError() throws {
         struct Album: Decodable { let name: String }
         let handler = ResponseHandler<Album>.json()
-        let error = caughtError {
+        let error = try #require(throws: ResponseError.self) {
             try handler.handle(Data(#"{"title":"Blue"}"#.utf8), response: httpResponse(exampleURL, status: 200, contentType: "application/json"))
-        } as? ResponseError
-        #expect(error?.code == .decodingFailed)
-        guard case .keyNotFound(let key, _)? = error?.underlying as? DecodingError else {
-            Issue.record("expected DecodingError.keyNotFound, got \(String(describing: error?.underlying))")
+        }
+        #expect(error.code == .decodingFailed)
+        guard case .keyNotFound(let key, _)? = error.underlying as? DecodingError else {
+            Issue.record("expected DecodingError.keyNotFound, got \(String(describing: error.underlying))")
             return
         }
         #expect(key.stringValue == "name")
     }
 
-    @Test func errorsDescribeTheSourceAndReason() {
-        let error = responseError(httpResponse(exampleURL, status: 404, contentType: "image/png"))
-        #expect(error?.description == "https://images.example.com/cat.png: HTTP status 404")
+    @Test func errorsDescribeTheSourceAndReason() throws {
+        let error = try responseError(httpResponse(exampleURL, status: 404, contentType: "image/png"))
+        #expect(error.description == "https://images.example.com/cat.png: HTTP status 404")
     }
 }

@@ -96,10 +96,10 @@ import FoundationNetworking
         #expect(mock.requests.count == 3, "one attempt and two retries")
     }
 
-    @Test func whenRetriesRunOutTheLastFailureIsPassedOnUnchanged() async {
+    @Test func whenRetriesRunOutTheLastFailureIsPassedOnUnchanged() async throws {
         mock.stub(url, .failure(Self.lost(url)))
-        let error = await caughtError { try await loader().data(for: URLRequest(url: url)) }
-        #expect((error as? DataLoadingError)?.code == .connectionLost)
+        let error = try await #require(throws: DataLoadingError.self) { try await loader().data(for: URLRequest(url: url)) }
+        #expect(error.code == .connectionLost)
         #expect(mock.requests.count == 3)
     }
 
@@ -112,25 +112,25 @@ import FoundationNetworking
         #expect(mock.requests.count == 1)
     }
 
-    @Test func clientErrorsAndLimitsAreNotRetried() async {
+    @Test func clientErrorsAndLimitsAreNotRetried() async throws {
         mock.stub(url, sequence: [.status(404), .image(body)])
         let other = URL(string: "https://example.com/big.png")!
         mock.stub(other, .failure(DataLoadingError(.responseTooLarge, url: other, message: "too big")))
         let notFound = try? await loader().data(for: URLRequest(url: url))
         #expect((notFound?.1 as? HTTPURLResponse)?.statusCode == 404)
-        let error = await caughtError { try await loader().data(for: URLRequest(url: other)) }
-        #expect((error as? DataLoadingError)?.code == .responseTooLarge)
+        let error = try await #require(throws: DataLoadingError.self) { try await loader().data(for: URLRequest(url: other)) }
+        #expect(error.code == .responseTooLarge)
         #expect(mock.requests.count == 2)
     }
 
-    @Test func aFailureAfterTheBodyStartedIsNotRetried() async {
+    @Test func aFailureAfterTheBodyStartedIsNotRetried() async throws {
         let cut = MockResponse.data(body, contentType: "image/png", chunkSize: 10).failing(with: Self.lost(url))
         mock.stub(url, sequence: [cut, .image(body)])
         let progress = Locked<[Int64]>([])
-        let error = await caughtError {
+        let error = try await #require(throws: DataLoadingError.self) {
             try await loader().data(for: URLRequest(url: url)) { value in progress.withLock { $0.append(value.completed) } }
         }
-        #expect((error as? DataLoadingError)?.code == .connectionLost)
+        #expect(error.code == .connectionLost)
         #expect(mock.requests.count == 1)
         #expect(progress.withLock { $0.last } == Int64(body.count), "the bytes before the cut were passed on")
     }
@@ -148,8 +148,7 @@ import FoundationNetworking
         let task = Task { try await loader.data(for: URLRequest(url: url)) }
         _ = await mock.waitForTask(for: url)
         task.cancel()
-        let error = await caughtError { try await task.value }
-        #expect(error is CancellationError)
+        await #expect(throws: CancellationError.self) { try await task.value }
         #expect(mock.requests.count == 1)
         #expect(mock.cancelledRequests.count == 1)
     }
@@ -161,7 +160,7 @@ import FoundationNetworking
         let task = Task { try await loader.data(for: URLRequest(url: url)) }
         try await waiting.waitForSleeper()
         task.cancel()
-        #expect(await caughtError { try await task.value } is CancellationError)
+        await #expect(throws: CancellationError.self) { try await task.value }
         #expect(mock.requests.count == 1, "no attempt after the cancel")
     }
 

@@ -143,8 +143,8 @@ import FoundationNetworking
         try await awaitDataStage(pipeline, count: 2)
         let worker = Task { while !Task.isCancelled { _ = queue.runAll(); try? await Task.sleep(nanoseconds: 1_000_000) } }
         defer { worker.cancel() }
-        let error = await caughtError { try await onlyCached.response } as? ImagePipelineError
-        #expect(error?.code == .notCached)
+        let error = try await #require(throws: ImagePipelineError.self) { try await onlyCached.response }
+        #expect(error.code == .notCached)
         let response = try await ordinary.response
         #expect(response.source == .network && response.image.width == 6)
         #expect(loader.tasks.count == 1)
@@ -156,8 +156,8 @@ import FoundationNetworking
         let ordinary = pipeline.imageTask(for: request())
         let download = await loader.waitForTask(for: url)
         // The download is still held: `.onlyCached` must fail now, not join it.
-        let error = await caughtError { try await pipeline.image(for: request(policy: .onlyCached)) } as? ImagePipelineError
-        #expect(error?.code == .notCached)
+        let error = try await #require(throws: ImagePipelineError.self) { try await pipeline.image(for: request(policy: .onlyCached)) }
+        #expect(error.code == .notCached)
         download.complete()
         #expect(try await ordinary.response.image.width == 6)
         #expect(loader.tasks.count == 1)
@@ -246,8 +246,10 @@ import FoundationNetworking
         var urlRequest = URLRequest(url: url)
         urlRequest.url = nil
         let pipeline = pipeline()
-        let error = await caughtError { try await pipeline.image(for: ImageRequest(urlRequest: urlRequest)) } as? ImagePipelineError
-        #expect(error?.code == .invalidRequest)
+        let error = try await #require(throws: ImagePipelineError.self) {
+            try await pipeline.image(for: ImageRequest(urlRequest: urlRequest))
+        }
+        #expect(error.code == .invalidRequest)
         #expect(pipeline.cacheKey(for: ImageRequest(urlRequest: urlRequest)) == nil)
         #expect(loader.tasks.isEmpty)
     }

@@ -4,26 +4,6 @@ import Foundation
 // tools' integration tests). No test framework is imported: a helper that
 // fails throws, and the test that called it fails with the error.
 
-/// Runs `body` and returns the error it throws, or `nil` when it succeeds.
-public func caughtError<T>(_ body: () async throws -> T) async -> (any Error)? {
-    do {
-        _ = try await body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
-/// Runs `body` and returns the error it throws, or `nil` when it succeeds.
-public func caughtError<T>(_ body: () throws -> T) -> (any Error)? {
-    do {
-        _ = try body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
 /// What ``eventually(within:file:line:_:)`` throws when its condition never held.
 public struct ConditionNeverHeld: Error, CustomStringConvertible {
     public let seconds: Double

@@ -6,7 +6,6 @@ import ImagoTesting
 import FaultInjection
 import LoopbackServer
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -193,9 +192,9 @@ enum LoaderKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let closed = try RefusingPort()
         let url = closed.url("/image")
         let loader = kind.make()
-        let error = await caughtError { try await loader.data(for: URLRequest(url: url)) }
-        #expect((error as? DataLoadingError)?.code == .cannotConnect, "\(String(describing: error))")
-        #expect((error as? DataLoadingError)?.url == url)
+        let error = try await #require(throws: DataLoadingError.self) { try await loader.data(for: URLRequest(url: url)) }
+        #expect(error.code == .cannotConnect, "\(error)")
+        #expect(error.url == url)
         withExtendedLifetime(closed) {}   // the port stays reserved until here
     }
 

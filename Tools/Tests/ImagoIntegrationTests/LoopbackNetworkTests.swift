@@ -5,7 +5,6 @@ import ImagoTesting
 import FaultInjection
 import LoopbackServer
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -58,9 +57,13 @@ import FoundationNetworking
         return NetworkClient(loader: URLSessionDataLoader(configuration: configuration), imageDecoder: ImageDecoderRegistry([.png: decoder]))
     }
 
-    private func image(_ path: String, client: NetworkClient? = nil) async -> (any Error)? {
+    /// The error loading the image at `path` throws; the test fails when it throws none, or another type.
+    private func imageError(_ path: String, client: NetworkClient? = nil,
+                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> NetworkClientError {
         let client = client ?? self.client
-        return await caughtError { try await client.image(for: URLRequest(url: server.url(path))) }
+        return try await #require(throws: NetworkClientError.self, sourceLocation: sourceLocation) {
+            try await client.image(for: URLRequest(url: server.url(path)))
+        }
     }
 
     @Test func imageBytesArriveWholeAndAreDecoded() async throws {
@@ -80,28 +83,28 @@ import FoundationNetworking
         #expect(decoder.calls.count == 1)
     }
 
-    @Test func notFoundPageFailsOnItsContentTypeAndCarriesTheStatus() async {
-        let error = await image("/missing") as? NetworkClientError
-        #expect(error?.code == .handlerFailed)
-        #expect(error?.responseError?.code == .unacceptableContentType)
-        #expect(error?.statusCode == 404)
+    @Test func notFoundPageFailsOnItsContentTypeAndCarriesTheStatus() async throws {
+        let error = try await imageError("/missing")
+        #expect(error.code == .handlerFailed)
+        #expect(error.responseError?.code == .unacceptableContentType)
+        #expect(error.statusCode == 404)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func notFoundWithAnImageTypeFailsOnTheStatus() async {
-        let error = await image("/missing-image") as? NetworkClientError
-        #expect(error?.responseError?.code == .unacceptableStatus)
-        #expect(error?.statusCode == 404)
+    @Test func notFoundWithAnImageTypeFailsOnTheStatus() async throws {
+        let error = try await imageError("/missing-image")
+        #expect(error.responseError?.code == .unacceptableStatus)
+        #expect(error.statusCode == 404)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func serverErrorFails() async {
-        let page = await image("/broken") as? NetworkClientError
-        #expect(page?.responseError?.code == .unacceptableContentType)
-        #expect(page?.statusCode == 500)
-        let image = await image("/broken-image") as? NetworkClientError
-        #expect(image?.responseError?.code == .unacceptableStatus)
-        #expect(image?.statusCode == 500)
+    @Test func serverErrorFails() async throws {
+        let page = try await imageError("/broken")
+        #expect(page.responseError?.code == .unacceptableContentType)
+        #expect(page.statusCode == 500)
+        let image = try await imageError("/broken-image")
+        #expect(image.responseError?.code == .unacceptableStatus)
+        #expect(image.statusCode == 500)
         #expect(decoder.calls.isEmpty)
     }
 
@@ -112,33 +115,33 @@ import FoundationNetworking
         #expect(decoder.calls.map(\.data) == [Self.imageBytes])
     }
 
-    @Test func unfollowedRedirectFailsWithItsStatus() async {
+    @Test func unfollowedRedirectFailsWithItsStatus() async throws {
         let client = client { $0.followsRedirects = false }
-        let error = await image("/moved", client: client) as? NetworkClientError
-        #expect(error?.responseError?.code == .unacceptableStatus)
-        #expect(error?.statusCode == 301)
+        let error = try await imageError("/moved", client: client)
+        #expect(error.responseError?.code == .unacceptableStatus)
+        #expect(error.statusCode == 301)
         #expect(server.requests(for: "/cat.png").isEmpty)
     }
 
-    @Test func redirectLoopIsALoadingFailure() async {
-        let error = await image("/loop-a") as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? DataLoadingError)?.code == .redirectLoop)
+    @Test func redirectLoopIsALoadingFailure() async throws {
+        let error = try await imageError("/loop-a")
+        #expect(error.code == .sessionFailed)
+        #expect((error.underlying as? DataLoadingError)?.code == .redirectLoop)
         // /loop-a, /loop-b, then the redirect back to /loop-a is refused.
         #expect(server.requests.count == 2)
     }
 
-    @Test func htmlBodyIsRejectedBeforeDecoding() async {
-        let error = await image("/page") as? NetworkClientError
-        #expect(error?.responseError?.code == .unacceptableContentType)
-        #expect(error?.responseError?.contentType == "text/html")
+    @Test func htmlBodyIsRejectedBeforeDecoding() async throws {
+        let error = try await imageError("/page")
+        #expect(error.responseError?.code == .unacceptableContentType)
+        #expect(error.responseError?.contentType == "text/html")
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func emptyBodyFailsAtDecodingAsUnsupported() async {
-        let error = await image("/empty") as? NetworkClientError
-        #expect(error?.responseError?.code == .decodingFailed)
-        #expect((error?.responseError?.underlying as? ImageDecodingError)?.code == .unsupportedFormat)
+    @Test func emptyBodyFailsAtDecodingAsUnsupported() async throws {
+        let error = try await imageError("/empty")
+        #expect(error.responseError?.code == .decodingFailed)
+        #expect((error.responseError?.underlying as? ImageDecodingError)?.code == .unsupportedFormat)
         #expect(decoder.calls.isEmpty)
     }
 
@@ -157,32 +160,32 @@ import FoundationNetworking
         #expect(decoder.calls.map(\.data) == [Self.imageBytes])
     }
 
-    @Test func connectionClosedMidBodyIsAConnectionLost() async {
-        let error = await image("/cut") as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        let loading = error?.underlying as? DataLoadingError
+    @Test func connectionClosedMidBodyIsAConnectionLost() async throws {
+        let error = try await imageError("/cut")
+        #expect(error.code == .sessionFailed)
+        let loading = error.underlying as? DataLoadingError
         #expect(loading?.code == .connectionLost)
         #expect(loading?.underlying is URLError)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func declaredLengthOverTheLimitFailsBeforeTheBody() async {
+    @Test func declaredLengthOverTheLimitFailsBeforeTheBody() async throws {
         let client = client { $0.maximumResponseSize = 1_000 }
-        let error = await image("/cat.png", client: client) as? NetworkClientError
-        #expect((error?.underlying as? DataLoadingError)?.code == .responseTooLarge)
+        let error = try await imageError("/cat.png", client: client)
+        #expect((error.underlying as? DataLoadingError)?.code == .responseTooLarge)
     }
 
-    @Test func streamedBodyOverTheLimitIsCutOff() async {
+    @Test func streamedBodyOverTheLimitIsCutOff() async throws {
         let client = client { $0.maximumResponseSize = 1_000 }
-        let error = await image("/chunked", client: client) as? NetworkClientError
-        #expect((error?.underlying as? DataLoadingError)?.code == .responseTooLarge)
+        let error = try await imageError("/chunked", client: client)
+        #expect((error.underlying as? DataLoadingError)?.code == .responseTooLarge)
         #expect(decoder.calls.isEmpty)
     }
 
-    @Test func idleTimeoutIsATimeout() async {
+    @Test func idleTimeoutIsATimeout() async throws {
         let client = client { $0.idleTimeout = 1 }
-        let error = await image("/stalled", client: client) as? NetworkClientError
-        let loading = error?.underlying as? DataLoadingError
+        let error = try await imageError("/stalled", client: client)
+        let loading = error.underlying as? DataLoadingError
         #expect(loading?.code == .timedOut)
         #expect((loading?.underlying as? URLError)?.code == .timedOut)
     }
@@ -193,17 +196,16 @@ import FoundationNetworking
         let call = Task { try await client.image(for: URLRequest(url: url)) }
         while server.requests(for: "/stalled").isEmpty { await Task.yield() }
         call.cancel()
-        let error = await caughtError { try await call.value }
-        #expect(error is CancellationError)
+        await #expect(throws: CancellationError.self) { try await call.value }
         #expect(decoder.calls.isEmpty)
     }
 
     @Test func refusedConnectionCannotConnect() async throws {
         let closed = try RefusingPort()
         let url = closed.url("/cat.png")
-        let error = await caughtError { try await client.image(for: URLRequest(url: url)) } as? NetworkClientError
-        #expect(error?.code == .sessionFailed)
-        #expect((error?.underlying as? DataLoadingError)?.code == .cannotConnect)
+        let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: url)) }
+        #expect(error.code == .sessionFailed)
+        #expect((error.underlying as? DataLoadingError)?.code == .cannotConnect)
         withExtendedLifetime(closed) {}   // the port stays reserved until here
     }
 
@@ -213,10 +215,12 @@ import FoundationNetworking
         #expect(feed.feed.entry.map(\.name) == ["Blue"])
     }
 
-    @Test func jsonFromAnHTMLPageIsRejected() async {
+    @Test func jsonFromAnHTMLPageIsRejected() async throws {
         struct Feed: Decodable {}
-        let error = await caughtError { try await client.json(Feed.self, for: URLRequest(url: server.url("/page"))) } as? NetworkClientError
-        #expect(error?.responseError?.code == .unacceptableContentType)
+        let error = try await #require(throws: NetworkClientError.self) {
+            try await client.json(Feed.self, for: URLRequest(url: server.url("/page")))
+        }
+        #expect(error.responseError?.code == .unacceptableContentType)
     }
 }
 
