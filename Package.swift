@@ -276,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "ImagoTests",
             dependencies: [
-                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses", "TestSupport", "ImageFixtures",
+                "Imago", "ImagoTesting", "CImagoSystem", "ChildProcesses", "ImageFixtures",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -287,7 +287,6 @@ let package = Package(
         // that break the rules, a lock box, child processes awaited without
         // blocking (and tied to the test process), and hostile sources.
         .target(name: "SharedState", path: "Tests/Support/SharedState", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", path: "Tests/Support/TestSupport", swiftSettings: swiftSettings),
         // Images made in code for the processing tests, the library's and the server's.
         .target(name: "ImageFixtures", dependencies: ["Imago"], path: "Tests/Support/ImageFixtures", swiftSettings: swiftSettings),
         .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses", swiftSettings: swiftSettings),
@@ -332,7 +331,7 @@ let package = Package(
         .testTarget(
             name: "ImagoServerTests",
             dependencies: [
-                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient", "TestSupport", "ImageFixtures",
+                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoServer", "ImagoSVG", "ImagoAsyncHTTPClient", "ImageFixtures",
                 .target(name: "LoopbackServer", condition: serverTestsOnly),
                 .target(name: "FaultInjection", condition: serverTestsOnly),
                 .target(name: "SharedState", condition: serverTestsOnly),
@@ -353,7 +352,7 @@ let package = Package(
             name: "ImagoCodecsTests",
             dependencies: [
                 "Imago", "ImagoCodecs", "ImagoTesting", "ImagoTestingSupport", "ImagoSnapshotTesting",
-                "CDeflate", "CSpng", "CLcms2", "TestSupport", "ChildProcesses",
+                "CDeflate", "CSpng", "CLcms2", "ChildProcesses",
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing", condition: .when(traits: ["SnapshotTesting"])),
             ],
             // The snapshot references are read from the source tree (#filePath).

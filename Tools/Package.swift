@@ -68,8 +68,6 @@ let package = Package(
     targets: [
         // A lock box for the tools' shared state.
         .target(name: "SharedState", swiftSettings: swiftSettings),
-        // What every test target shares: caughtError, eventually (also the library's tests', through a link).
-        .target(name: "TestSupport", swiftSettings: swiftSettings),
         // Child processes for the tests, awaited without blocking a thread of the test runner.
         .target(name: "ChildProcesses", swiftSettings: swiftSettings),
         // A running `imago serve` for the tests that start one.
@@ -169,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "ImagoIntegrationTests",
             dependencies: [
-                "LoopbackServer", "FaultInjection", "SharedState", "TestSupport", imago, asyncHTTPClient, codecs, testing,
+                "LoopbackServer", "FaultInjection", "SharedState", imago, asyncHTTPClient, codecs, testing,
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,9 +6,9 @@ import Imago
 import ImagoAsyncHTTPClient
 import ImagoServer
 import ImagoCodecs
+import ImagoTesting
 import LoopbackServer
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,18 +32,33 @@ import FoundationNetworking
         (try? FileManager.default.attributesOfItem(atPath: file.path))?[.systemFileNumber] as? Int
     }
 
+    /// A store that passes everything on to `wrapped` and records each
+    /// write's key once the write has ended, kept or failed: the server
+    /// writes after its answer, and a test awaits that write.
+    struct RecordingStore: ResultStore {
+        let wrapped: any ResultStore
+        let writes = Recorder<String>()
+
+        func result(for key: String) async throws -> StoredResult? { try await wrapped.result(for: key) }
+
+        func store(_ result: StoredResult, for key: String) async throws {
+            defer { writes.record(key) }
+            try await wrapped.store(result, for: key)
+        }
+    }
+
     @Test func aSecondReplicaAnswersFromTheStore() async throws {
         let origin = try await Fixture.origin()
         let directory = Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try FileResultStore(directory: directory)
+        let store = RecordingStore(wrapped: try FileResultStore(directory: directory))
         let path = Fixture.path("rs:fit:50:50", origin.url("/a.jpg"), extension: "webp")
         let first = try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
             let response = try await client.execute(uri: path, method: .get)
             #expect(response.status == .ok)
             return response
         }
-        try await eventually { Self.files(in: directory).count == 1 }
+        await store.writes.waitForValues(1)
         #expect(Self.files(in: directory).count == 1)
         try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
             let second = try await client.execute(uri: path, method: .get)
@@ -60,23 +75,22 @@ import FoundationNetworking
         let origin = try await Fixture.origin()
         let directory = Self.folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try FileResultStore(directory: directory)
+        let store = RecordingStore(wrapped: try FileResultStore(directory: directory))
         let path = Fixture.path("w:30", origin.url("/a.png"))
         // A time to live of 0: every stored result is stale. Each pass waits
         // for its own write (a new file renamed into place, so a new inode):
         // a write still in flight would otherwise replace the corrupt object
         // written below.
         var written: Int?
-        for _ in 0..<2 {
+        for pass in 1...2 {
             try await Fixture.withServer(Fixture.configuration { $0.resultStore = store; $0.timeToLive = 0 }) { client, _ in
                 let response = try await client.execute(uri: path, method: .get)
                 #expect(response.status == .ok)
             }
+            await store.writes.waitForValues(pass)
             let before = written
-            try await eventually {
-                written = Self.files(in: directory).first.flatMap(Self.inode)
-                return written != nil && written != before
-            }
+            written = Self.files(in: directory).first.flatMap(Self.inode)
+            #expect(written != nil && written != before, "pass \(pass) wrote a new file")
         }
         #expect(origin.requestCount(for: "/a.png") == 2)
         // A corrupt object: rendered again, and replaced whole.
@@ -87,7 +101,8 @@ import FoundationNetworking
             #expect(response.status == .ok)
             #expect(server.decodeCount == 1)
         }
-        try await eventually { (try? await store.result(for: "")) == nil && (try? Data(contentsOf: file).count) ?? 0 > 100 }
+        await store.writes.waitForValues(3)
+        #expect((try? Data(contentsOf: file).count) ?? 0 > 100, "the render replaced the corrupt object")
         // A broken store (its folder is now a file): every request still answered.
         try FileManager.default.removeItem(at: directory)
         try Data("not a folder".utf8).write(to: directory)
@@ -106,23 +121,18 @@ import FoundationNetworking
         let origin = try await Fixture.origin()
         let loader = S3DataLoader(configuration: .init(endpoint: moto.endpoint, credentials: S3Tests.credentials),
                                   transport: AsyncHTTPClientDataLoader())
-        let store = S3ResultStore(bucket: "results", prefix: "/renders/", loader: loader)
+        let store = RecordingStore(wrapped: S3ResultStore(bucket: "results", prefix: "/renders/", loader: loader))
         let path = Fixture.path("rs:fit:40:40", origin.url("/a.jpg"))
         let first = try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
             try await client.execute(uri: path, method: .get)
         }
         #expect(first.status == .ok)
-        let found: String? = try await { () async throws -> String? in
-            for _ in 0..<500 {
-                // Listing the bucket through moto: one object under the prefix.
-                let (data, _) = try await AsyncHTTPClientDataLoader().data(for: URLRequest(url: moto.endpoint.appendingPathComponent("results")))
-                let text = String(decoding: data, as: UTF8.self)
-                if let range = text.range(of: "<Key>renders/") { return String(text[range.upperBound...].prefix(64)) }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
-        }()
-        let key = try #require(found)
+        await store.writes.waitForValues(1)
+        // Listing the bucket through moto: one object under the prefix.
+        let (data, _) = try await AsyncHTTPClientDataLoader().data(for: URLRequest(url: moto.endpoint.appendingPathComponent("results")))
+        let listing = String(decoding: data, as: UTF8.self)
+        let range = try #require(listing.range(of: "<Key>renders/"), "\(listing)")
+        let key = String(listing[range.upperBound...].prefix(64))
         #expect(key.count == 64)
         try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
             let second = try await client.execute(uri: path, method: .get)
@@ -135,11 +145,12 @@ import FoundationNetworking
 
     /// A store that never answers (a hung connection that ignores cancellation).
     struct HangingStore: ResultStore {
-        let calls = Locked(0)
-        func result(for key: String) async throws -> StoredResult? { try await hang() }
-        func store(_ result: StoredResult, for key: String) async throws { try await hang() }
-        private func hang() async throws -> Never {
-            calls.withLock { $0 += 1 }
+        /// Each call, as it starts: "result" or "store".
+        let calls = Recorder<String>()
+        func result(for key: String) async throws -> StoredResult? { try await hang("result") }
+        func store(_ result: StoredResult, for key: String) async throws { try await hang("store") }
+        private func hang(_ call: String) async throws -> Never {
+            calls.record(call)
             await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
             fatalError("never resumed")
         }
@@ -157,8 +168,7 @@ import FoundationNetworking
             #expect(server.decodeCount == 1)
         }
         // The lookup, then the write (after the answer).
-        try await eventually { store.calls.withLock { $0 } == 2 }
-        #expect(store.calls.withLock { $0 } == 2)
+        #expect(await store.calls.waitForValues(2) == ["result", "store"])
     }
 
     @Test func temporaryFilesACrashLeftAreDeletedOnceAnHourOld() throws {
@@ -201,21 +211,23 @@ import FoundationNetworking
         }
         // Nearly full: 60 KiB taken by another file.
         try Data(count: 60 * 1024).write(to: directory.appendingPathComponent("filler"))
-        let store = try FileResultStore(directory: directory.appendingPathComponent("results"))
+        let store = RecordingStore(wrapped: try FileResultStore(directory: directory.appendingPathComponent("results")))
         // Noise: its PNG cannot fit in the room left.
         var generator = SystemRandomNumberGenerator()
         let noise = Image(width: 400, height: 400, pixels: (0..<(400 * 400 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let origin = try await Fixture.origin(["/big.png": .ok(try ImageEncoders.png().encode(noise), contentType: "image/png")])
         let path = Fixture.path("rs:fit:300:300", origin.url("/big.png"))
-        try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, _ in
+        let renders = try await Fixture.withServer(Fixture.configuration { $0.resultStore = store }) { client, server in
             for _ in 0..<2 {
                 let response = try await client.execute(uri: path, method: .get)
                 #expect(response.status == .ok)
                 #expect(try response.image().width == 300)
             }
+            return server.decodeCount
         }
-        // The write failed (the lookup found nothing either time it was made).
-        try await Task.sleep(for: .milliseconds(300))
+        // Each render's write has ended, and failed (the lookup found nothing either time it was made).
+        #expect(renders >= 1)
+        await store.writes.waitForValues(renders)
         let left = FileManager.default.enumerator(at: directory.appendingPathComponent("results"), includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath } ?? []
         #expect(left.isEmpty, "no partial result and no temporary file: \(left)")

@@ -1,7 +1,6 @@
 import Foundation
 @testable import Imago
 import Testing
-import TestSupport
 
 /// The weighted gates behind the server's download slots and memory budget.
 @Suite(.timeLimit(.minutes(1))) struct CapacityGatesTests {

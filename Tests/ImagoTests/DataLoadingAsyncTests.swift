@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -28,8 +27,8 @@ import FoundationNetworking
 
     @Test func progressWithoutADeclaredLengthHasNoTotal() async throws {
         loader.stub(exampleURL, MockResponse(headers: ["Content-Type": "image/png"], chunks: [Data(count: 3), Data(count: 2)]))
-        let reports = Reports()
-        _ = try await loader.data(for: URLRequest(url: exampleURL)) { reports.append($0) }
+        let reports = Recorder<LoadingProgress>()
+        _ = try await loader.data(for: URLRequest(url: exampleURL)) { reports.record($0) }
         #expect(reports.values == [LoadingProgress(completed: 3, total: nil), LoadingProgress(completed: 5, total: nil)])
         #expect(reports.values.last?.fraction == nil)
     }
@@ -67,15 +66,16 @@ import FoundationNetworking
     @Test func cancellingWhileTheBodyStreamsStopsTheLoad() async throws {
         loader.stub(exampleURL, MockResponse.data(Data(count: 6), contentType: "image/png", chunkSize: 2).held())
         let loader = self.loader
-        let reports = Reports()
-        let call = Task { try await loader.data(for: URLRequest(url: exampleURL)) { reports.append($0) } }
+        let reports = Recorder<LoadingProgress>()
+        let call = Task { try await loader.data(for: URLRequest(url: exampleURL)) { reports.record($0) } }
         let task = await loader.waitForTask(for: exampleURL)
         task.advance()   // the response
         task.advance()   // the first chunk
-        try await eventually { reports.values.count == 1 }
+        await reports.waitForValues(1)
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
-        try await eventually { task.isCancelled }
+        // The call reads the body itself: the cancel ends its wait for the
+        // next chunk (or the wait it starts next) before the call throws.
         #expect(task.isCancelled)
         #expect(reports.values == [LoadingProgress(completed: 2, total: 6)])
     }
@@ -120,7 +120,7 @@ import FoundationNetworking
         let (data, _) = try await loader.data(for: URLRequest(url: exampleURL)) { [canary] _ in _ = canary }
         #expect(data.count == 1_000)
         canary = nil
-        try await eventually { watched.value == nil }
+        // Nothing keeps the handler once the call has returned: it is gone already.
         #expect(watched.value == nil, "the progress handler's captures outlived the load")
     }
 }

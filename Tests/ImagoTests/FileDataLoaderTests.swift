@@ -34,8 +34,8 @@ extension FileDataLoader {
     @Test func readsTheWholeFileInChunksWithProgress() async throws {
         let body = Data((0..<10_000).map { UInt8($0 % 251) })
         let url = try write(body, named: "photo.bin")
-        let reports = Reports()
-        let (data, response) = try await FileDataLoader(chunkSize: 4096).data(for: URLRequest(url: url)) { reports.append($0) }
+        let reports = Recorder<LoadingProgress>()
+        let (data, response) = try await FileDataLoader(chunkSize: 4096).data(for: URLRequest(url: url)) { reports.record($0) }
         #expect(data == body)
         #expect(response.expectedContentLength == 10_000)
         #expect(response.mimeType == nil)

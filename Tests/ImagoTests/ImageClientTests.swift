@@ -2,7 +2,6 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The image client over the pipeline, with ImagoTesting doubles.
 @Suite(.timeLimit(.minutes(1))) struct ImageClientTests {
@@ -28,12 +27,13 @@ import TestSupport
         loader.stub(self.dog, MockResponse.image(TestImages.pngSignature + Data([0])).held())
     }
 
-    /// Runs the response queue until `condition` holds.
-    private func drain(until condition: () -> Bool, file: String = #fileID, line: Int = #line) async throws {
-        try await eventually(file: file, line: line) {
+    /// Runs the response queue as its work arrives until `display` ends, and returns how it ended.
+    private func runResponseQueue(until display: ImageDisplayTask) async -> ImageDisplayTask.Outcome {
+        while !display.isFinished {
+            await queue.waitForWork()
             queue.runAll()
-            return condition()
         }
+        return await display.finished()
     }
 
     // MARK: downloadImage
@@ -55,7 +55,7 @@ import TestSupport
         let download = await loader.waitForTask(for: cat)
         download.complete()
         // Nothing is delivered until the queue runs.
-        try await eventually { queue.pendingCount > 0 }
+        await queue.waitForWork()
         #expect(result.withLock { $0 } == nil)
         queue.runAll()
         #expect(try result.withLock { $0 }?.get() == catImage)
@@ -68,7 +68,8 @@ import TestSupport
         loader.stub(cat, .status(500, contentType: "image/png"))
         let result = Locked<Result<Image, any Error>?>(nil)
         client.downloadImage(from: cat) { value in result.withLock { $0 = value } }
-        try await drain(until: { result.withLock { $0 } != nil })
+        await queue.waitForWork()
+        queue.runAll()
         guard case .failure(let error)? = result.withLock({ $0 }) else {
             Issue.record("expected a failure")
             return
@@ -96,11 +97,11 @@ import TestSupport
 
     @Test func setImageShowsThePlaceholderThenTheImageAndUntracks() async throws {
         let target = RecordingImageTarget()
-        client.setImage(on: target, from: cat, placeholder: placeholder)
+        let display = client.setImage(on: target, from: cat, placeholder: placeholder)
         #expect(target.displayed == [placeholder])
         #expect(client.trackedTargetCount == 1)
         await loader.waitForTask(for: cat).complete()
-        try await drain(until: { target.current == catImage })
+        #expect(await runResponseQueue(until: display).image == catImage)
         #expect(target.displayed == [placeholder, catImage])
         #expect(client.trackedTargetCount == 0)
     }
@@ -108,8 +109,8 @@ import TestSupport
     @Test func failureKeepsThePlaceholderAndLogsTheError() async throws {
         loader.stub(cat, .status(404, contentType: "image/png"))
         let target = RecordingImageTarget()
-        client.setImage(on: target, from: cat, placeholder: placeholder)
-        try await drain(until: { !logged.lines.isEmpty })
+        let display = client.setImage(on: target, from: cat, placeholder: placeholder)
+        #expect(await runResponseQueue(until: display).error != nil)
         #expect(target.displayed == [placeholder])
         #expect(logged.lines.first?.contains("cat.png") == true)
         #expect(client.trackedTargetCount == 0)
@@ -120,7 +121,7 @@ import TestSupport
         client.setImage(on: target, from: cat, placeholder: placeholder)
         let first = await loader.waitForTask(for: cat)
         client.setImage(on: target, from: dog, placeholder: placeholder)
-        try await drain(until: { first.isCancelled })
+        try await eventually { first.isCancelled }
         #expect(first.isCancelled)
         #expect(client.trackedTargetCount == 1)
     }
@@ -128,16 +129,17 @@ import TestSupport
     @Test func aReusedTargetNeverShowsTheOldImageEvenIfItArrivesLater() async throws {
         // A second requester keeps the cat download alive after the cell moves on.
         let other = RecordingImageTarget()
-        client.setImage(on: other, from: cat, placeholder: nil)
+        let otherDisplay = client.setImage(on: other, from: cat, placeholder: nil)
         let cell = RecordingImageTarget()
-        client.setImage(on: cell, from: cat, placeholder: placeholder)
-        client.setImage(on: cell, from: dog, placeholder: placeholder)
+        let replaced = client.setImage(on: cell, from: cat, placeholder: placeholder)
+        let cellDisplay = client.setImage(on: cell, from: dog, placeholder: placeholder)
+        #expect(replaced.outcome?.isCancelled == true)
         let catDownload = await loader.waitForTask(for: cat)
         let dogDownload = await loader.waitForTask(for: dog)
         dogDownload.complete()
-        try await drain(until: { cell.current == dogImage })
+        #expect(await runResponseQueue(until: cellDisplay).image == dogImage)
         catDownload.complete()                // the old image arrives last
-        try await drain(until: { other.current == catImage })
+        #expect(await runResponseQueue(until: otherDisplay).image == catImage)
         #expect(cell.displayed == [placeholder, placeholder, dogImage])
         #expect(!cell.displayed.contains(catImage))
     }
@@ -147,7 +149,7 @@ import TestSupport
         client.setImage(on: target, from: cat, placeholder: placeholder)
         let download = await loader.waitForTask(for: cat)
         client.setImage(on: target, from: nil, placeholder: nil)
-        try await drain(until: { download.isCancelled })
+        try await eventually { download.isCancelled }
         #expect(target.current == nil)
         #expect(client.trackedTargetCount == 0)
     }

@@ -2,7 +2,6 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -94,8 +94,8 @@ import FoundationNetworking
     @Test func progressIsReportedForEveryChunk() async throws {
         let body = Data(repeating: 7, count: 10)
         loader.stub(exampleURL, .data(body, contentType: "image/png", chunkSize: 4))
-        let reports = Reports()
-        _ = try await client.image(for: URLRequest(url: exampleURL)) { reports.append($0) }
+        let reports = Recorder<LoadingProgress>()
+        _ = try await client.image(for: URLRequest(url: exampleURL)) { reports.record($0) }
         #expect(reports.values == [
             LoadingProgress(completed: 4, total: 10),
             LoadingProgress(completed: 8, total: 10),
@@ -164,8 +164,8 @@ import FoundationNetworking
 
     @Test func dataReportsProgressForEveryChunk() async throws {
         loader.stub(exampleURL, .data(Data(repeating: 3, count: 6), chunkSize: 3))
-        let reports = Reports()
-        let data = try await client.data(for: URLRequest(url: exampleURL)) { reports.append($0) }
+        let reports = Recorder<LoadingProgress>()
+        let data = try await client.data(for: URLRequest(url: exampleURL)) { reports.record($0) }
         #expect(data.count == 6)
         #expect(reports.values == [LoadingProgress(completed: 3, total: 6), LoadingProgress(completed: 6, total: 6)])
     }
@@ -232,12 +232,5 @@ import FoundationNetworking
         let error = try await #require(throws: NetworkClientError.self) { try await client.image(for: URLRequest(url: exampleURL)) }
         #expect((error.responseError?.underlying as? ImageDecodingError)?.code == .unsupportedFormat)
     }
-}
-
-/// Collects values from a `@Sendable` callback.
-final class Reports: Sendable {
-    private let storage = Locked<[LoadingProgress]>([])
-    func append(_ value: LoadingProgress) { storage.withLock { $0.append(value) } }
-    var values: [LoadingProgress] { storage.withLock { $0 } }
 }
 

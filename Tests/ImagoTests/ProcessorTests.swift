@@ -3,7 +3,6 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 
 /// The processors of the canvas, sharpen, orientation, trim, crop and
 /// composite operations: each does what its `Image` method does, their

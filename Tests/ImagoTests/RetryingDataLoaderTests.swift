@@ -2,7 +2,6 @@ import Foundation
 import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -158,7 +157,7 @@ import FoundationNetworking
         let waiting = WaitingClock()
         let loader = RetryingDataLoader(wrapping: mock, policy: Self.predictable, time: waiting.timeSource)
         let task = Task { try await loader.data(for: URLRequest(url: url)) }
-        try await waiting.waitForSleeper()
+        await waiting.waitForSleeper()
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(mock.requests.count == 1, "no attempt after the cancel")
@@ -183,16 +182,17 @@ import FoundationNetworking
 
 /// A time source whose waits last until cancelled: for cancelling a retry's wait.
 private final class WaitingClock: Sendable {
-    private let sleepers = Locked(0)
+    private let sleeps = Recorder<TimeInterval>()
 
     var timeSource: TimeSource {
-        TimeSource(now: { Date() }, sleep: { _ in
-            self.sleepers.withLock { $0 += 1 }
+        TimeSource(now: { Date() }, sleep: { seconds in
+            self.sleeps.record(seconds)
             try await Task.sleep(nanoseconds: 600_000_000_000)
         })
     }
 
-    func waitForSleeper() async throws {
-        try await eventually { sleepers.withLock { $0 } > 0 }
+    /// Returns once a wait has begun.
+    func waitForSleeper() async {
+        await sleeps.waitForValues(1)
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 @_spi(Testing) import Imago
 import ImagoTesting
 import Testing
-import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -118,7 +117,7 @@ import FoundationNetworking
         let a = pipeline.imageTask(for: request(["Authorization": "Bearer A"], imageID: "avatar-42"))
         let b = pipeline.imageTask(for: request(["Authorization": "Bearer B"], imageID: "avatar-42"))
         try await eventually { pipeline.statistics.mergedDecodes == 1 }
-        try await eventually { loader.tasks.count == 1 }
+        _ = await loader.waitForTask(for: url)
         loader.tasks.forEach { $0.complete() }
         #expect(try await a.response.image.width == 4)
         #expect(try await b.response.image.width == 4)
