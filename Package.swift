@@ -249,7 +249,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Test doubles shipped to users; imports neither XCTest nor Testing.
-        .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
+        // With the Server trait, also the image server's (an origin and a
+        // resolver), so its sources under `#if Server` see ImagoServer.
+        .target(
+            name: "ImagoTesting",
+            dependencies: ["Imago", .target(name: "ImagoServer", condition: .when(traits: ["Server"]))],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "ImagoTests",
             dependencies: [
