@@ -24,6 +24,7 @@ public final class MockHostResolver: HostResolving {
         public let host: String
         /// The names the resolver has addresses for, sorted.
         public let knownHosts: [String]
+        /// "MockHostResolver has no address for HOST (it has NAME, NAME)".
         public var description: String {
             let known = knownHosts.isEmpty ? "it has no names" : "it has \(knownHosts.joined(separator: ", "))"
             return "MockHostResolver has no address for \(host) (\(known))"

@@ -44,6 +44,7 @@ public final class MockOrigin: DataLoading {
         public let url: URL?
         /// The URLs that have stubs, in the order they were stubbed.
         public let stubbed: [URL]
+        /// "MockOrigin has no response for URL (stubbed: URL, URL)".
         public var description: String {
             let stubs = stubbed.isEmpty ? "nothing is stubbed" : "stubbed: \(stubbed.map(\.absoluteString).joined(separator: ", "))"
             return "MockOrigin has no response for \(url?.absoluteString ?? "<no URL>") (\(stubs))"
