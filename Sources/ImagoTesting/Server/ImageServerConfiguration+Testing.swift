@@ -7,9 +7,9 @@ extension ImageServerConfiguration {
     /// A configuration for tests that fetches every `http(s)` source from
     /// `origin`: unsigned paths (`/insecure/...`) are accepted unless a
     /// `signingKey` is given, the source guard checks every URL and address
-    /// with the default `SourcePolicy` (public addresses
-    /// only), logs are off, and the deadlines are long enough for a loaded
-    /// test machine (see ``prepareForTesting(origin:)``).
+    /// with the default `SourcePolicy` (public addresses only), the
+    /// server's own log is off, and the deadlines are long enough for a
+    /// loaded test machine (see ``prepareForTesting(origin:)``).
     ///
     /// ```swift
     /// let origin = MockOrigin()
@@ -29,10 +29,12 @@ extension ImageServerConfiguration {
     /// Points this configuration (an app's own, say) at `origin` for a
     /// test, leaving its keys, source policy and options as they are:
     /// sources are fetched from `origin` (`transport`) and their host
-    /// names resolved by its ``MockOrigin/resolver``; logs are off; the
-    /// render deadline (`timeout`) and the download timeout are two
-    /// minutes, since the production defaults (10 s and 5 s) are for a
-    /// server, not for a debug build beside other suites on a busy machine.
+    /// names resolved by its ``MockOrigin/resolver``; the server's own log
+    /// (`logger`) is off (each request's line goes to the request
+    /// context's logger, the application's); the render deadline
+    /// (`timeout`) and the download timeout are two minutes, since the
+    /// production defaults (10 s and 5 s) are for a server, not for a debug
+    /// build beside other suites on a busy machine.
     ///
     /// ```swift
     /// var images = MyApp.imageConfiguration(key: key)
