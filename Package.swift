@@ -37,6 +37,12 @@ let package = Package(
         .library(name: "Imago", targets: ["Imago"]),
         .library(name: "ImagoCodecs", targets: ["ImagoCodecs"]),
         .library(name: "ImagoTesting", targets: ["ImagoTesting"]),
+        // Assertions that fail the running test, in Swift Testing or XCTest
+        // (which ImagoTesting does not import), and image snapshots.
+        .library(name: "ImagoTestingSupport", targets: ["ImagoTestingSupport"]),
+        // A swift-snapshot-testing strategy for images, on every platform;
+        // empty unless the SnapshotTesting trait is on.
+        .library(name: "ImagoSnapshotTesting", targets: ["ImagoSnapshotTesting"]),
         // Empty unless the AsyncHTTPClient trait is on.
         .library(name: "ImagoAsyncHTTPClient", targets: ["ImagoAsyncHTTPClient"]),
         // Empty unless the Server trait is on.
@@ -51,6 +57,7 @@ let package = Package(
     traits: [
         .trait(name: "AsyncHTTPClient", description: "Builds ImagoAsyncHTTPClient, a network loader over AsyncHTTPClient (SwiftNIO)."),
         .trait(name: "Server", description: "Builds ImagoServer, the image server (imgproxy-style signed URLs).", enabledTraits: ["AsyncHTTPClient"]),
+        .trait(name: "SnapshotTesting", description: "Builds ImagoSnapshotTesting, an image strategy for pointfreeco's swift-snapshot-testing."),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -67,6 +74,8 @@ let package = Package(
         // The tracing API (no exporter): AsyncHTTPClient and Hummingbird
         // build it already, so the traits that use it add no package.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Snapshot tests of images (the SnapshotTesting trait).
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     ],
     targets: [
         // The core: Foundation and Dispatch, and the ecosystem's logging and
@@ -248,12 +257,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Test doubles shipped to users; imports neither XCTest nor Testing.
-        // With the Server trait, also the image server's (an origin and a
-        // resolver), so its sources under `#if Server` see ImagoServer.
+        // Test doubles, image comparison and fixtures shipped to users;
+        // imports neither XCTest nor Testing. With the Server trait, also
+        // the image server's doubles (an origin and a resolver), so its
+        // sources under `#if Server` see ImagoServer.
         .target(
             name: "ImagoTesting",
             dependencies: ["Imago", .target(name: "ImagoServer", condition: .when(traits: ["Server"]))],
+            swiftSettings: swiftSettings
+        ),
+        // What fails a test: assertImage and assertImageSnapshot, reported
+        // to Swift Testing or XCTest, whichever runs (snapshots are PNG
+        // files, written and read with ImagoCodecs).
+        .target(name: "ImagoTestingSupport", dependencies: ["Imago", "ImagoCodecs", "ImagoTesting"], swiftSettings: swiftSettings),
+        // Snapshotting<Image, Data>.image(tolerance:) for swift-snapshot-testing.
+        .target(
+            name: "ImagoSnapshotTesting",
+            dependencies: [
+                "Imago", "ImagoCodecs", "ImagoTesting",
+                .product(name: "SnapshotTesting", package: "swift-snapshot-testing", condition: .when(traits: ["SnapshotTesting"])),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -334,7 +357,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ImagoCodecsTests",
-            dependencies: ["Imago", "ImagoCodecs", "ImagoTesting", "CDeflate", "CSpng", "CLcms2", "TestSupport"],
+            dependencies: [
+                "Imago", "ImagoCodecs", "ImagoTesting", "ImagoTestingSupport", "ImagoSnapshotTesting",
+                "CDeflate", "CSpng", "CLcms2", "TestSupport", "ChildProcesses",
+                .product(name: "SnapshotTesting", package: "swift-snapshot-testing", condition: .when(traits: ["SnapshotTesting"])),
+            ],
+            // The snapshot references are read from the source tree (#filePath).
+            exclude: ["__Snapshots__"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

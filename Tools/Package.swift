@@ -61,7 +61,8 @@ let package = Package(
         .executable(name: "imago", targets: ["ImagoCLI"]),
     ],
     dependencies: [
-        .package(name: "Imago", path: "..", traits: ["AsyncHTTPClient", "Server"]),
+        .package(name: "Imago", path: "..", traits: ["AsyncHTTPClient", "Server", "SnapshotTesting"]),
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -173,7 +174,9 @@ let package = Package(
         // Every Swift snippet of the README and the DocC articles, compiled (and the tests among them run).
         .testTarget(
             name: "SnippetTests",
-            dependencies: [imago, asyncHTTPClient, codecs, testing, server, hummingbird, "ChildProcesses"],
+            dependencies: [imago, asyncHTTPClient, codecs, testing, server, hummingbird, "ChildProcesses",
+                           .product(name: "ImagoTestingSupport", package: "Imago"), .product(name: "ImagoSnapshotTesting", package: "Imago"),
+                           .product(name: "SnapshotTesting", package: "swift-snapshot-testing")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -200,7 +203,8 @@ let package = Package(
         .target(name: "UploadService", dependencies: [imago, codecs, .product(name: "Vapor", package: "vapor")], swiftSettings: swiftSettings),
         .testTarget(
             name: "UploadServiceTests",
-            dependencies: ["UploadService", imago, codecs, testing, .product(name: "VaporTesting", package: "vapor")],
+            dependencies: ["UploadService", imago, codecs, testing, .product(name: "ImagoTestingSupport", package: "Imago"),
+                           .product(name: "VaporTesting", package: "vapor")],
             swiftSettings: swiftSettings
         ),
     ] : [])
