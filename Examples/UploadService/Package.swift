@@ -41,6 +41,7 @@ let package = Package(
                 .product(name: "Imago", package: "Imago"),
                 .product(name: "ImagoCodecs", package: "Imago"),
                 .product(name: "ImagoTesting", package: "Imago"),
+                .product(name: "ImagoTestingSupport", package: "Imago"),
                 .product(name: "VaporTesting", package: "vapor"),
             ]
         ),

@@ -12,8 +12,7 @@ import Testing
 /// ImagoTesting's origin double standing in for the image hosts (no DNS).
 @Suite struct ImageServerAppTests {
     let key = SigningKey(key: Array("a test key".utf8), salt: Array("a test salt".utf8))
-    // TODO(server-doubles): TestImages.photo(width:height:seed:) when it lands on main.
-    let cat = TestImages.gradient(width: 400, height: 300)
+    let cat = TestImages.photo(width: 400, height: 300, seed: 7)   // a photo made in code, the same on every run
     let catURL = URL(string: "https://images.example/cat.png")!
 
     // snippet: image-server-app-test

@@ -2,6 +2,7 @@ import Foundation
 import Imago
 import ImagoCodecs
 import ImagoTesting
+import ImagoTestingSupport
 import Testing
 import UploadService
 import VaporTesting
@@ -10,8 +11,9 @@ import VaporTesting
 /// thumbnail whose pixels are the photo's, and hostile uploads answered
 /// with a 4xx that says why.
 @Suite struct UploadServiceTests {
-    // TODO(server-doubles): TestImages.photo(width:height:seed:) when it lands on main.
-    let photo = TestImages.gradient(width: 640, height: 480)
+    let photo = TestImages.photo(width: 640, height: 480, seed: 3)   // made in code, the same on every run
+    /// The photo at the thumbnail's size, resized another way (Lanczos, where the handler averages areas).
+    var reference: Image { photo.resized(width: 256, height: 192, filter: .lanczos3) }
 
     @Test func answersAPNGThumbnailOfTheUpload() async throws {
         let upload = try ImageEncoders.png().encode(photo)
@@ -20,8 +22,7 @@ import VaporTesting
                 #expect(response.status == .ok)
                 #expect(response.headers.contentType == .png)
                 let thumbnail = try ImageDecoders.all.decode(Data(response.body.readableBytesView))
-                // The photo at 256x192, pixel for pixel (a gradient made at that size).
-                try ImageComparison(thumbnail, TestImages.gradient(width: 256, height: 192)).require(.within(levels: 2))
+                assertImage(thumbnail, matches: reference, .visuallyIdentical)
             }
         }
     }
@@ -33,7 +34,7 @@ import VaporTesting
                 #expect(response.status == .ok)
                 #expect(response.headers.contentType == .jpeg)
                 let thumbnail = try ImageDecoders.all.decode(Data(response.body.readableBytesView))
-                try ImageComparison(thumbnail, TestImages.gradient(width: 256, height: 192)).require(.visuallyIdentical)
+                assertImage(thumbnail, matches: reference, .visuallyIdentical)   // JPEG at quality 82
             }
         }
     }
