@@ -258,8 +258,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Test doubles, image comparison and fixtures shipped to users;
-        // imports neither XCTest nor Testing.
-        .target(name: "ImagoTesting", dependencies: ["Imago"], swiftSettings: swiftSettings),
+        // imports neither XCTest nor Testing. With the Server trait, also
+        // the image server's doubles (an origin and a resolver), so its
+        // sources under `#if Server` see ImagoServer.
+        .target(
+            name: "ImagoTesting",
+            dependencies: ["Imago", .target(name: "ImagoServer", condition: .when(traits: ["Server"]))],
+            swiftSettings: swiftSettings
+        ),
         // What fails a test: assertImage and assertImageSnapshot, reported
         // to Swift Testing or XCTest, whichever runs (snapshots are PNG
         // files, written and read with ImagoCodecs).

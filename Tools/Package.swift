@@ -15,6 +15,16 @@ import PackageDescription
 // and `imago serve` refuses an OTLP endpoint.
 let exportsSpans = Context.environment["IMAGO_WITHOUT_OTLP"] == nil
 
+// The example apps (Examples/ImageServerApp, Examples/UploadService) are
+// packages of their own, for users to copy, and are built and tested here
+// too (Sources/ and Tests/ hold links to their folders), so CI compiles
+// their dependencies once, with the tools'. The Vapor one is left out when
+// IMAGO_WITHOUT_VAPOR is set: `scripts/test --sanitize=...` sets it, since
+// Vapor is the one package only it needs, and the sanitizer's build of it
+// would cost more than its tests are worth there (they check a handler,
+// not memory ordering).
+let buildsVaporExample = Context.environment["IMAGO_WITHOUT_VAPOR"] == nil
+
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -64,6 +74,9 @@ let package = Package(
     ] + (exportsSpans ? [
         // Spans over OTLP/HTTP and OTLP/gRPC (imgproxy's default protocol).
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP", "OTLPGRPC"]),
+    ] : []) + (buildsVaporExample ? [
+        // Examples/UploadService's framework.
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
     ] : []),
     targets: [
         // A lock box for the tools' shared state.
@@ -174,5 +187,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-    ]
+        // Examples/ImageServerApp: a Hummingbird app mounting the image server,
+        // tested through the router with ImagoTesting's origin double.
+        .target(name: "ImageServerApp", dependencies: [server, hummingbird], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ImageServerAppTests",
+            dependencies: ["ImageServerApp", imago, codecs, server, testing, hummingbird,
+                           .product(name: "HummingbirdTesting", package: "hummingbird")],
+            swiftSettings: swiftSettings
+        ),
+    ] + (buildsVaporExample ? [
+        // Examples/UploadService: a Vapor upload handler, tested in memory with VaporTesting.
+        .target(name: "UploadService", dependencies: [imago, codecs, .product(name: "Vapor", package: "vapor")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "UploadServiceTests",
+            dependencies: ["UploadService", imago, codecs, testing, .product(name: "ImagoTestingSupport", package: "Imago"),
+                           .product(name: "VaporTesting", package: "vapor")],
+            swiftSettings: swiftSettings
+        ),
+    ] : [])
 )

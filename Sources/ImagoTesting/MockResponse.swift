@@ -84,6 +84,17 @@ public struct MockResponse: Sendable {
         .data(body, statusCode: statusCode, contentType: contentType)
     }
 
+    /// A redirect to `location` (absolute, or relative to the requested URL)
+    /// with an empty body: for a loader or a server that follows redirects
+    /// itself, such as the image server's source guard.
+    ///
+    /// ```swift
+    /// origin.stub("https://images.example/old.jpg", .redirect(to: "https://cdn.example/new.jpg"))
+    /// ```
+    public static func redirect(to location: String, statusCode: Int = 302) -> MockResponse {
+        .data(Data(), statusCode: statusCode, contentType: nil, headers: ["Location": location])
+    }
+
     /// A failure with no response, as when the connection cannot be made.
     public static func failure(_ error: any Error) -> MockResponse {
         MockResponse(statusCode: nil, deliversResponse: false, error: error)

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Imago
 import ImagoAsyncHTTPClient
 import ImagoServer
+import ImagoTesting
 import LoopbackServer
 import Synchronization
 import Testing
@@ -17,17 +18,6 @@ import FoundationNetworking
 /// standing in for one public address (198.51.100.7, TEST-NET-2).
 @Suite struct SourceGuardTests {
     static let publicAddress = "198.51.100.7"
-
-    /// Names to addresses, as a test wants them; numeric forms such as
-    /// `127.1` go to the system resolver, which reads them without asking DNS.
-    struct TableResolver: HostResolving {
-        var table: [String: [String]]
-        func addresses(for host: String) async throws -> [IPAddress] {
-            if let literals = table[host.lowercased()] { return literals.compactMap(IPAddress.init) }
-            guard host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == "x" }) else { throw URLError(.cannotFindHost) }
-            return try await SystemHostResolver().addresses(for: host)
-        }
-    }
 
     /// Sends requests for the stand-in public address to loopback; refuses
     /// (without connecting) anything else, and records every URL it is given.
@@ -61,7 +51,7 @@ import FoundationNetworking
         var configuration = ImageServerConfiguration(acceptsUnsignedPaths: true)
         configuration.timeout = 120   // as Fixture.configuration: a loaded test machine is no deadline test
         configuration.transport = transport
-        configuration.resolver = TableResolver(table: table)
+        configuration.resolver = MockHostResolver(table)   // names to addresses, as each test wants them
         configuration.logger = .disabled
         configure(&configuration)
         return configuration
@@ -99,6 +89,9 @@ import FoundationNetworking
             "metadata.test": ["169.254.169.254"], "images.test": [Self.publicAddress],
             "nat64local.test": ["64:ff9b:1:7f00:0:100::"], "teredo.test": ["2001:0:4136:e378:8000:63bf:80ff:fffe"],
             "isatap.test": ["2001:db8::5efe:a9fe:a9fe"],
+            // Not a literal the guard reads (inet_pton's strict form), so it is
+            // resolved: the system's resolver reads it as 127.0.0.1 without DNS.
+            "127.1": ["127.0.0.1"],
         ]
         try await Fixture.withServer(configuration(transport, table)) { client, _ in
             let response = try await client.execute(uri: Fixture.path("w:10", URL(string: source)!), method: .get)

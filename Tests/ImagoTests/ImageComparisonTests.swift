@@ -6,6 +6,9 @@ import Testing
 /// ImageComparison's measures on pairs whose differences are known, its
 /// verdicts, and what a failure says and leaves behind.
 @Suite struct ImageComparisonTests {
+    /// A measure as messages print it: one decimal.
+    static func formatted(_ value: Double) -> String { String(format: "%.1f", value) }
+
     /// `image` with `change` applied to the pixel values of the rectangle (all of it by default).
     static func edited(_ image: Image, x: Range<Int>? = nil, y: Range<Int>? = nil, _ change: (inout [UInt8]) -> Void) -> Image {
         let format = image.pixelFormat, step = format.bytesPerPixel
@@ -121,7 +124,11 @@ import Testing
         let message = mismatch.description
         #expect(message.hasPrefix("the images are not visually identical:"))
         #expect(message.contains("low-frequency difference "))
-        #expect(message.contains("levels, at most 24 allowed"))
+        #expect(message.contains(", at most 24 allowed"))
+        // The place that differs most over an area is named, and it is in the patch.
+        let peak = try #require(mismatch.comparison.lowFrequencyPeak)
+        #expect((20..<44).contains(peak.x) && (16..<32).contains(peak.y))
+        #expect(message.contains("low-frequency difference \(Self.formatted(mismatch.comparison.lowFrequencyDifference)) levels at (\(peak.x), \(peak.y))"))
         #expect(message.contains("24x16 at (20, 16)"))
         let artifacts = try #require(mismatch.artifacts)
         #expect(artifacts.lastPathComponent.hasPrefix("patch-"))

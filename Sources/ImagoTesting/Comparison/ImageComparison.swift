@@ -46,6 +46,9 @@ public struct ImageComparison: Sendable, CustomStringConvertible {
     /// pixels (signed differences, each channel), in levels: what differs
     /// over an area rather than in the fine grain.
     public let lowFrequencyDifference: Double
+    /// Where ``lowFrequencyDifference`` peaks: the middle of what differs
+    /// most over an area, or `nil` when nothing differs.
+    public let lowFrequencyPeak: (x: Int, y: Int)?
     /// The largest average signed difference of a channel, in levels: a
     /// shift of colour or brightness over the whole image.
     public let meanDifference: Double
@@ -85,6 +88,7 @@ public struct ImageComparison: Sendable, CustomStringConvertible {
             (maximumDifference, psnr, ssim, lowFrequencyDifference, meanDifference, meanAbsoluteDifference) = (.nan, .nan, .nan, .nan, .nan, .nan)
             differingPixelCount = max(actual.width * actual.height, expected.width * expected.height)
             differingRegion = nil
+            lowFrequencyPeak = nil
             worstFrame = 0
             pixelDifferences = []
             return
@@ -97,6 +101,9 @@ public struct ImageComparison: Sendable, CustomStringConvertible {
         psnr = frames.map(\.psnr).min() ?? .infinity
         ssim = frames.map(\.ssim).min() ?? 1
         lowFrequencyDifference = frames.map(\.lowFrequencyDifference).max() ?? 0
+        let peakFrame = frames.indices.max { frames[$0].lowFrequencyDifference < frames[$1].lowFrequencyDifference } ?? 0
+        lowFrequencyPeak = lowFrequencyDifference > 0
+            ? (frames[peakFrame].lowFrequencyPeak % actual.width, frames[peakFrame].lowFrequencyPeak / actual.width) : nil
         meanDifference = frames.map(\.meanDifference).max() ?? 0
         meanAbsoluteDifference = frames.map(\.meanAbsoluteDifference).max() ?? 0
         pixelDifferences = frames[worst].pixelDifferences
@@ -190,11 +197,12 @@ public struct ImageComparison: Sendable, CustomStringConvertible {
     /// A summary of every measure.
     public var description: String {
         if let incomparability { return incomparability }
-        let region = differingRegion.map { " in \($0)" } ?? ""
         let frame = actual.frames.count > 1 ? " (worst frame: \(worstFrame))" : ""
+        let peak = lowFrequencyPeak.map { " at (\($0.x), \($0.y))" } ?? ""
+        let region = differingRegion.map { " in \($0)" } ?? ""
         return "PSNR \(formatted(psnr, digits: 2)) dB, SSIM \(formatted(ssim)), "
             + "largest difference \(formatted(maximumDifference, digits: 1)) levels, "
-            + "low-frequency difference \(formatted(lowFrequencyDifference, digits: 1)), "
+            + "low-frequency difference \(formatted(lowFrequencyDifference, digits: 1))\(peak), "
             + "mean difference \(formatted(meanDifference, digits: 2)); "
             + "\(differingPixelCount) of \(actual.width * actual.height) pixels differ\(region)\(frame)"
     }
@@ -237,24 +245,18 @@ public struct ImageComparison: Sendable, CustomStringConvertible {
         return (count, PixelRegion(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1))
     }
 
-    /// The expected image faded to light gray, with each differing pixel of
-    /// ``worstFrame`` red: pale for a level, full red from 48 levels up.
+    /// The expected image faded to light gray, tinted red where ``worstFrame``
+    /// differs: barely for the few levels a codec changes, full red from 48
+    /// levels up.
     func differenceImage() -> Image {
         let gray = expected.still(frame: worstFrame).converted(to: .gray8).pixels
         var pixels = [UInt8](repeating: 255, count: actual.width * actual.height * 4)
         for index in pixelDifferences.indices {
-            let difference = pixelDifferences[index]
-            if difference > 0 {
-                let fade = UInt8(max(0, 200 - Int(difference * 4)))
-                pixels[index * 4] = 255
-                pixels[index * 4 + 1] = fade
-                pixels[index * 4 + 2] = fade
-            } else {
-                let faded = UInt8(160 + Int(gray[index]) * 3 / 8)
-                pixels[index * 4] = faded
-                pixels[index * 4 + 1] = faded
-                pixels[index * 4 + 2] = faded
-            }
+            let faded = 160 + Double(gray[index]) * 3 / 8
+            let redness = min(1, pixelDifferences[index] / 48)
+            pixels[index * 4] = UInt8((faded + (255 - faded) * redness).rounded())
+            pixels[index * 4 + 1] = UInt8((faded * (1 - redness)).rounded())
+            pixels[index * 4 + 2] = UInt8((faded * (1 - redness)).rounded())
         }
         return Image(width: actual.width, height: actual.height, pixelFormat: .rgba8, pixels: pixels)
     }
@@ -273,6 +275,8 @@ private struct FrameMeasures {
     var psnr = Double.infinity
     var ssim = 1.0
     var lowFrequencyDifference = 0.0
+    /// The pixel index where the low-frequency difference peaks.
+    var lowFrequencyPeak = 0
     var meanDifference = 0.0
     var meanAbsoluteDifference = 0.0
     var pixelDifferences: [Double]
@@ -298,7 +302,10 @@ private struct FrameMeasures {
             }
             meanDifference = max(meanDifference, abs(sum / Double(count)))
             let blurred = lowPass.apply(signed, width: planes.width, height: planes.height)
-            lowFrequencyDifference = max(lowFrequencyDifference, blurred.map(abs).max() ?? 0)
+            for (index, value) in blurred.enumerated() where abs(value) > lowFrequencyDifference {
+                lowFrequencyDifference = abs(value)
+                lowFrequencyPeak = index
+            }
             similarities += structuralSimilarity(a, b, width: planes.width, height: planes.height)
         }
         maximumDifference = pixelDifferences.max() ?? 0

@@ -28,7 +28,7 @@ public struct ImageMismatch: Error, Sendable, CustomStringConvertible {
         if let reason = comparison.incomparability {
             lines.append("  \(reason)")
         } else {
-            lines += failed.map { "  " + Self.explain($0.requirement, $0.value) }
+            lines += failed.map { "  " + Self.explain($0.requirement, $0.value, comparison) }
             lines.append("  (\(comparison))")
         }
         lines.append(artifacts.map { "  actual, expected and difference images: \($0.path)/" }
@@ -37,12 +37,13 @@ public struct ImageMismatch: Error, Sendable, CustomStringConvertible {
     }
 
     /// "PSNR 27.1 dB, at least 30 required".
-    private static func explain(_ requirement: ImageTolerance.Requirement, _ value: Double) -> String {
+    private static func explain(_ requirement: ImageTolerance.Requirement, _ value: Double, _ comparison: ImageComparison) -> String {
         switch requirement {
         case .maximumDifference(let bound):
             "largest difference \(formatted(value, digits: 1)) levels, at most \(formatted(bound)) allowed"
         case .lowFrequencyDifference(let bound):
-            "low-frequency difference \(formatted(value, digits: 1)) levels, at most \(formatted(bound)) allowed"
+            "low-frequency difference \(formatted(value, digits: 1)) levels"
+                + (comparison.lowFrequencyPeak.map { " at (\($0.x), \($0.y))" } ?? "") + ", at most \(formatted(bound)) allowed"
         case .meanDifference(let bound):
             "mean difference \(formatted(value, digits: 2)) levels, at most \(formatted(bound)) allowed"
         case .psnr(let bound):

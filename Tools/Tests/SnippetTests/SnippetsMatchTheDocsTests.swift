@@ -2,18 +2,39 @@ import Foundation
 import Testing
 
 /// Every Swift snippet in the README and the DocC articles is a region of
-/// one of this folder's `*Snippets.swift` files, which compile (and whose
-/// tests run): the docs cannot drift from the API without this failing.
+/// one of this folder's `*Snippets.swift` files, or of an example app's
+/// sources (`Examples/*/Sources`, `Examples/*/Tests`, built and tested in
+/// this package through links), which compile (and whose tests run): the
+/// docs cannot drift from the API, nor an article from its example, without
+/// this failing.
 @Suite struct SnippetsMatchTheDocsTests {
     /// The repository's root, four folders above this file.
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// The files that hold the snippets: every `*Snippets.swift` beside this one.
+    /// The files that hold the snippets: every `*Snippets.swift` beside this
+    /// one, and every Swift source of the example apps.
     static func snippetFiles() throws -> [URL] {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
             .filter { $0.hasSuffix("Snippets.swift") }
-            .map { folder.appendingPathComponent($0) }
+            .map { folder.appendingPathComponent($0) } + exampleSources()
+    }
+
+    /// The Swift sources under `Examples/*/Sources` and `Examples/*/Tests`
+    /// (not their manifests, nor what a build of one left in its folder).
+    static func exampleSources() throws -> [URL] {
+        let examples = root.appendingPathComponent("Examples")
+        var found: [URL] = []
+        for example in try FileManager.default.contentsOfDirectory(atPath: examples.path).sorted() {
+            for part in ["Sources", "Tests"] {
+                let folder = examples.appendingPathComponent(example).appendingPathComponent(part)
+                guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
+                for case let file as String in files where file.hasSuffix(".swift") {
+                    found.append(folder.appendingPathComponent(file))
+                }
+            }
+        }
+        return found.sorted { $0.path < $1.path }
     }
 
     /// The lines of every snippet file.
