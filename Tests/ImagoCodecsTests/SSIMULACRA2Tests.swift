@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Imago
 import ImagoCodecs
@@ -62,8 +63,9 @@ import Testing
     }
 
     @Test(arguments: pairs)
-    func scoreIsTheReferenceToolsScore(pair: Pair) throws {
-        let score = try Self.score(pair.reference, pair.distorted)
+    func scoreIsTheReferenceToolsScore(pair: Pair) async throws {
+        // On a thread of its own: the two threads async tests share stay free.
+        let score = try await offTheTestThreads { try Self.score(pair.reference, pair.distorted) }
         #expect(abs(score - pair.score) <= Self.tolerance, "\(score), the reference tool: \(pair.score)")
     }
 
