@@ -58,6 +58,21 @@ import SnapshotTesting
         assertImageSnapshot(of: Self.badge(), named: "new", snapshotDirectory: folder.path)
     }
 
+    /// A reference that is not an image (a merge left conflict markers in
+    /// it, a tool truncated it) fails with its path and the decoder's
+    /// error, and is not overwritten.
+    @Test func aReferenceThatIsNotAnImageFailsNamingIt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("imago-snapshots-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let reference = folder.appendingPathComponent("aReferenceThatIsNotAnImageFailsNamingIt.badge.png")
+        let garbage = Data("<<<<<<< HEAD\nnot a picture\n".utf8)
+        try garbage.write(to: reference)
+        let failure = try #require(verifyImageSnapshot(of: Self.badge(), named: "badge", snapshotDirectory: folder.path))
+        #expect(failure.contains(reference.path))
+        #expect(try Data(contentsOf: reference) == garbage)
+    }
+
     @Test func assertImageReportsToSwiftTesting() {
         let photo = TestImages.photo(width: 64, height: 48)
         withKnownIssue {
