@@ -42,6 +42,12 @@ extension Process {
                 exited.resume(throwing: error)
             }
         }
+        // Foundation's Process keeps itself alive through its run-loop source
+        // (a retain cycle with the termination handler and the standard
+        // streams) until `waitUntilExit` clears it; the child has exited, so
+        // this returns at once and frees them (the address sanitizer's leak
+        // check reports the cycle otherwise).
+        waitUntilExit()
     }
 
     /// Returns once a process already started has exited (checked every 10 ms, suspending in between).
