@@ -111,3 +111,74 @@ void imago_resample_row_rgba(const uint8_t *row, const intptr_t *starts, const f
 #endif
     }
 }
+
+void imago_accumulate_row(const uint8_t *row, size_t pixels, size_t channels, int premultiplies, float weight, int first,
+                          float *sums) {
+    size_t count = pixels * channels, i = 0;
+    if (!premultiplies) {
+#if defined(__SSE2__)
+        const __m128 w = _mm_set1_ps(weight);
+        const __m128i zero = _mm_setzero_si128();
+        for (; i + 16 <= count; i += 16) {
+            __m128i bytes = _mm_loadu_si128((const __m128i *)(row + i));
+            __m128i low = _mm_unpacklo_epi8(bytes, zero), high = _mm_unpackhi_epi8(bytes, zero);
+            __m128 values[4] = {
+                _mm_cvtepi32_ps(_mm_unpacklo_epi16(low, zero)), _mm_cvtepi32_ps(_mm_unpackhi_epi16(low, zero)),
+                _mm_cvtepi32_ps(_mm_unpacklo_epi16(high, zero)), _mm_cvtepi32_ps(_mm_unpackhi_epi16(high, zero)),
+            };
+            for (int k = 0; k < 4; k++) {
+                __m128 product = _mm_mul_ps(values[k], w);
+                float *out = sums + i + 4 * k;
+                _mm_storeu_ps(out, first ? product : _mm_add_ps(_mm_loadu_ps(out), product));
+            }
+        }
+#endif
+        if (first) {
+            for (; i < count; i++) sums[i] = (float)row[i] * weight;
+        } else {
+            for (; i < count; i++) sums[i] += (float)row[i] * weight;
+        }
+        return;
+    }
+    size_t alpha = channels - 1;
+    for (size_t x = 0; x < pixels; x++, row += channels, sums += channels) {
+        float weighted = (float)row[alpha] * weight;
+        for (size_t c = 0; c < alpha; c++) {
+            float product = (float)row[c] * weighted;
+            sums[c] = first ? product : sums[c] + product;
+        }
+        sums[alpha] = first ? weighted : sums[alpha] + weighted;
+    }
+}
+
+void imago_resample_float_row(const float *row, size_t channels, const intptr_t *starts, const float *weights,
+                              size_t taps, size_t outputWidth, float *output) {
+    const float *w = weights;
+#if defined(__SSE2__)
+    if (channels == 3 || channels == 4) {
+        for (size_t x = 0; x < outputWidth; x++, output += channels) {
+            const float *source = row + (size_t)starts[x] * channels;
+            __m128 sum = _mm_setzero_ps();
+            /* Three channels read a fourth float, past the last pixel's: the row has one more. */
+            for (size_t k = 0; k < taps; k++, source += channels)
+                sum = _mm_add_ps(sum, _mm_mul_ps(_mm_loadu_ps(source), _mm_set1_ps(*w++)));
+            if (channels == 4) {
+                _mm_storeu_ps(output, sum);
+            } else {
+                float lanes[4];
+                _mm_storeu_ps(lanes, sum);
+                output[0] = lanes[0]; output[1] = lanes[1]; output[2] = lanes[2];
+            }
+        }
+        return;
+    }
+#endif
+    for (size_t x = 0; x < outputWidth; x++, output += channels) {
+        const float *source = row + (size_t)starts[x] * channels;
+        for (size_t c = 0; c < channels; c++) output[c] = 0;
+        for (size_t k = 0; k < taps; k++, source += channels) {
+            float weight = *w++;
+            for (size_t c = 0; c < channels; c++) output[c] += source[c] * weight;
+        }
+    }
+}

@@ -124,3 +124,72 @@ void imago_png_filter_rows(const uint8_t *pixels, size_t stride, size_t rowBytes
         memcpy(destination + 1, candidates[best], rowBytes);
     }
 }
+
+// Undoing the filters that depend on the pixel just produced (Sub, Average,
+// Paeth) goes a pixel at a time; each pixel is read and written with exactly
+// its own bytes (so an in-place pass whose output runs behind its input is
+// safe) and worked on in 16-bit lanes.
+
+#if defined(__SSE2__)
+/// The `bpp` (3 or 4, a constant where it is inlined) bytes of a pixel as 16-bit lanes.
+static inline __m128i imago_load_pixel(const uint8_t *p, size_t bpp) {
+    uint32_t word = 0;
+    if (bpp == 3) memcpy(&word, p, 3); else memcpy(&word, p, 4);
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)word), _mm_setzero_si128());
+}
+
+static inline void imago_store_pixel(uint8_t *p, __m128i lanes, size_t bpp) {
+    uint32_t word = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(lanes, lanes));
+    if (bpp == 3) memcpy(p, &word, 3); else memcpy(p, &word, 4);
+}
+
+/// One row of Sub, Average or Paeth for `bpp`-byte pixels; inlined once for each of 3 and 4.
+static inline void imago_unfilter_pixels(uint8_t filter, const uint8_t *source, uint8_t *destination, const uint8_t *previous,
+                                         size_t count, size_t bpp) {
+    const __m128i mask = _mm_set1_epi16(0xFF);
+    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128();
+    if (filter == 1 || (filter == 4 && previous == NULL)) {   /* Paeth with no row above predicts from the left */
+        for (size_t i = 0; i + bpp <= count; i += bpp) {
+            a = _mm_and_si128(_mm_add_epi16(imago_load_pixel(source + i, bpp), a), mask);
+            imago_store_pixel(destination + i, a, bpp);
+        }
+    } else if (filter == 3) {
+        for (size_t i = 0; i + bpp <= count; i += bpp) {
+            __m128i b = previous ? imago_load_pixel(previous + i, bpp) : _mm_setzero_si128();
+            a = _mm_and_si128(_mm_add_epi16(imago_load_pixel(source + i, bpp), _mm_srli_epi16(_mm_add_epi16(a, b), 1)), mask);
+            imago_store_pixel(destination + i, a, bpp);
+        }
+    } else {
+        for (size_t i = 0; i + bpp <= count; i += bpp) {
+            __m128i b = imago_load_pixel(previous + i, bpp);
+            a = _mm_and_si128(_mm_add_epi16(imago_load_pixel(source + i, bpp), imago_paeth16(a, b, c)), mask);
+            c = b;
+            imago_store_pixel(destination + i, a, bpp);
+        }
+    }
+}
+#endif
+
+int imago_png_unfilter_from_left(uint8_t filter, const uint8_t *source, uint8_t *destination, const uint8_t *previous,
+                                 size_t count, size_t bpp) {
+    if (filter != 1 && filter != 3 && filter != 4) return 0;
+#if defined(__SSE2__)
+    if (bpp == 3) { imago_unfilter_pixels(filter, source, destination, previous, count, 3); return 1; }
+    if (bpp == 4) { imago_unfilter_pixels(filter, source, destination, previous, count, 4); return 1; }
+#endif
+    for (size_t i = 0; i < count; i++) {
+        int x = source[i], a = i >= bpp ? destination[i - bpp] : 0;
+        int b = previous ? previous[i] : 0, c = previous && i >= bpp ? previous[i - bpp] : 0;
+        int predictor;
+        if (filter == 1) {
+            predictor = a;
+        } else if (filter == 3) {
+            predictor = (a + b) >> 1;
+        } else {
+            int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+            predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+        }
+        destination[i] = (uint8_t)(x + predictor);
+    }
+    return 1;
+}

@@ -4,8 +4,10 @@ import Testing
 
 /// The row-at-a-time resampler against a two-pass reference: the resampler
 /// Imago used before rows were streamed (every row resampled horizontally
-/// into a full float buffer, then every column). The two must agree bit for
-/// bit, so a thumbnail does not depend on whether its rows were streamed.
+/// into a full float buffer, then every column; when the height shrinks,
+/// every column first, then every row, as ``ResamplingPlan/verticalFirst``
+/// says). The two must agree bit for bit, so a thumbnail does not depend on
+/// whether its rows were streamed.
 @Suite struct RowResamplerTests {
     static let sizes: [(from: (Int, Int), to: (Int, Int))] = [
         ((97, 61), (13, 7)), ((97, 61), (1, 1)), ((1, 40), (1, 3)), ((40, 1), (7, 1)),
@@ -66,6 +68,16 @@ import Testing
         return UInt8(truncatingIfNeeded: z ^ (z >> 31))
     }
 
+    @Test func theVerticalPassComesFirstOnlyWhenTheHeightShrinks() {
+        let plan = { (height: Int, linearLight: Bool) in
+            ResamplingPlan(sourceWidth: 40, sourceHeight: 30, format: .rgb8, width: 20, height: height, linearLight: linearLight)
+        }
+        #expect(plan(15, false).verticalFirst)
+        #expect(!plan(30, false).verticalFirst)
+        #expect(!plan(45, false).verticalFirst)
+        #expect(!plan(15, true).verticalFirst)
+    }
+
     /// The reference: both passes over whole buffers, in the order the
     /// streamed resampler must reproduce.
     private func twoPass(_ image: Image, width: Int, height: Int) -> [UInt8] {
@@ -75,6 +87,39 @@ import Testing
         let alpha = image.pixelFormat.hasAlpha ? channels - 1 : -1
         let rowFloats = width * channels
         let input = image.frames[0].pixels
+        if height < image.height {
+            // Columns first: each output row's sums at the source's width, then across.
+            let sourceFloats = image.width * channels
+            var output = [UInt8]()
+            for y in 0..<height {
+                var sums = [Float](repeating: 0, count: sourceFloats)
+                for k in 0..<vertical.taps {
+                    let w = vertical.weights[y * vertical.taps + k]
+                    if w == 0 { continue }
+                    let row = (vertical.starts[y] + k) * image.bytesPerRow
+                    for x in 0..<image.width {
+                        let source = row + x * channels, out = x * channels
+                        if alpha >= 0 {
+                            let a = Float(input[source + alpha]) * w
+                            for c in 0..<alpha { sums[out + c] += Float(input[source + c]) * a }
+                            sums[out + alpha] += a
+                        } else {
+                            for c in 0..<channels { sums[out + c] += Float(input[source + c]) * w }
+                        }
+                    }
+                }
+                var across = [Float](repeating: 0, count: rowFloats)
+                for x in 0..<width {
+                    for k in 0..<horizontal.taps {
+                        let w = horizontal.weights[x * horizontal.taps + k]
+                        let source = (horizontal.starts[x] + k) * channels
+                        for c in 0..<channels { across[x * channels + c] += sums[source + c] * w }
+                    }
+                }
+                output += bytes(of: across, width: width, channels: channels, alpha: alpha)
+            }
+            return output
+        }
         var middle = [Float](repeating: 0, count: rowFloats * image.height)
         for y in 0..<image.height {
             for x in 0..<width {
@@ -100,15 +145,22 @@ import Testing
                 if weight == 0 { continue }
                 for i in 0..<rowFloats { sums[i] += middle[(vertical.starts[y] + k) * rowFloats + i] * weight }
             }
-            for x in 0..<width {
-                let base = x * channels
-                for c in 0..<channels {
-                    if alpha < 0 || c == alpha {
-                        output.append(RowResampler.clampToByte(sums[base + c]))
-                    } else {
-                        let a = sums[base + alpha]
-                        output.append(a > 0 ? RowResampler.clampToByte(sums[base + c] / a) : 0)
-                    }
+            output += bytes(of: sums, width: width, channels: channels, alpha: alpha)
+        }
+        return output
+    }
+
+    /// A row of premultiplied sums to bytes, as the resampler writes them.
+    private func bytes(of sums: [Float], width: Int, channels: Int, alpha: Int) -> [UInt8] {
+        var output = [UInt8]()
+        for x in 0..<width {
+            let base = x * channels
+            for c in 0..<channels {
+                if alpha < 0 || c == alpha {
+                    output.append(RowResampler.clampToByte(sums[base + c]))
+                } else {
+                    let a = sums[base + alpha]
+                    output.append(a > 0 ? RowResampler.clampToByte(sums[base + c] / a) : 0)
                 }
             }
         }

@@ -25,6 +25,26 @@ void imago_resample_row_rgb(const uint8_t *row, size_t rowBytes, const intptr_t 
 void imago_resample_row_rgba(const uint8_t *row, const intptr_t *starts, const float *weights,
                              size_t taps, size_t outputWidth, float *output);
 
+/// One source row added into the vertical sums of an output row, for
+/// resampling rows first (``imago_resample_float_row`` then resamples the
+/// finished sums across): `sums[i]` becomes `row[i] * weight`, or gets it
+/// added when `first` is 0, for `pixels * channels` values. With
+/// `premultiplies`, the last channel is alpha and each colour is weighted by
+/// alpha too (colour times alpha-times-weight; alpha-times-weight into the
+/// alpha sum), so transparent pixels do not bleed. The float operations are
+/// the scalar ones in the same order on every platform (SSE2 where there is
+/// SSE2), so the sums are identical everywhere.
+void imago_accumulate_row(const uint8_t *row, size_t pixels, size_t channels, int premultiplies, float weight, int first,
+                          float *sums);
+
+/// A row of float sums (`channels` floats a pixel) resampled horizontally:
+/// output pixel `x` sums `taps` pixels from `starts[x]`, each times
+/// `weights[x * taps + k]`, in ascending order, each channel as it is. With
+/// 3 channels the row must hold one float more than its pixels (read, never
+/// used). Identical on every platform, as above.
+void imago_resample_float_row(const float *row, size_t channels, const intptr_t *starts, const float *weights,
+                              size_t taps, size_t outputWidth, float *output);
+
 /// PNG's filtering of `height` rows of `rowBytes` bytes (`stride` apart in
 /// `pixels`, `bytesPerPixel` bytes a pixel): each row gets the filter of
 /// the five whose output has the smallest sum of absolute values (as
@@ -35,6 +55,17 @@ void imago_resample_row_rgba(const uint8_t *row, const intptr_t *starts, const f
 /// it; the output is the same on every platform.
 void imago_png_filter_rows(const uint8_t *pixels, size_t stride, size_t rowBytes, size_t height, size_t bytesPerPixel,
                            uint8_t *output, uint8_t *scratch);
+
+/// PNG's Sub (1), Average (3) or Paeth (4) filter undone for one row of
+/// `count` bytes, `bpp` bytes a pixel: the filters that predict from the
+/// byte just produced, so they go a pixel at a time. `source` holds the
+/// filtered bytes, `previous` the row above, unfiltered (NULL for the first
+/// row), and `destination` gets the row; it may be `source` itself or start
+/// before it (an in-place pass that drops each row's filter byte), never
+/// after it. Returns 0 for any other filter type, else 1. SSE2 for 3- and
+/// 4-byte pixels where the target has it; the same bytes everywhere.
+int imago_png_unfilter_from_left(uint8_t filter, const uint8_t *source, uint8_t *destination, const uint8_t *previous,
+                                 size_t count, size_t bpp);
 
 /// The palette of an RGB (`bytesPerPixel` 3) or RGBA (4) image of at most
 /// 256 colours, and each pixel's entry in it: `indices` gets `width` bytes

@@ -23,6 +23,17 @@ package struct ResamplingPlan: Sendable {
     let firstRow: [Int], lastRow: [Int]
     /// The most output rows that are being summed at once.
     let openRows: Int
+    /// Whether rows are summed vertically first, at the source's width, and
+    /// each finished output row then resampled across (rather than each
+    /// source row resampled across, then summed): chosen when the height
+    /// shrinks, where it is several times cheaper, because the vertical
+    /// sums are plain vector arithmetic and the horizontal pass, the costly
+    /// one, then runs on the output's rows instead of the source's. Not in
+    /// linear light, whose decoding belongs to the horizontal pass. Both
+    /// orders give the same image to within float rounding; one plan always
+    /// uses the same order, so a streamed thumbnail is still bit for bit a
+    /// full decode resized.
+    let verticalFirst: Bool
 
     /// A plan from `sourceWidth` x `sourceHeight` to `width` x `height`, all at least 1.
     package init(sourceWidth: Int, sourceHeight: Int, format: PixelFormat, width: Int, height: Int,
@@ -47,6 +58,7 @@ package struct ResamplingPlan: Sendable {
             most = max(most, started - ended)
         }
         openRows = most
+        verticalFirst = height < sourceHeight && !linearLight
     }
 
     /// The size of the output in bytes.
@@ -86,17 +98,27 @@ package struct ResamplingPlan: Sendable {
 /// transparent pixels do not bleed; in linear light, from decoded sRGB
 /// values), then added, with its weight, to every
 /// output row it contributes to; an output row is written as soon as its
-/// last input row has arrived. The sums happen in the same order as a
-/// two-pass resampler's, so the result does not depend on how the rows
-/// were delivered.
+/// last input row has arrived. When the height shrinks
+/// (``ResamplingPlan/verticalFirst``) the order is turned round: each row
+/// is added, weighted, at the source's width, and a finished output row is
+/// resampled horizontally before it is written. The sums happen in the same
+/// order as a two-pass resampler's, so the result does not depend on how
+/// the rows were delivered.
 package struct RowResampler: ~Copyable {
     private let plan: ResamplingPlan
     private let output: UnsafeMutablePointer<UInt8>
-    /// One input row, resampled horizontally.
+    /// One row resampled horizontally: an input row, or with
+    /// ``ResamplingPlan/verticalFirst`` a finished output row.
     private let rowSums: UnsafeMutablePointer<Float>
-    /// `plan.openRows` output rows being summed, by output row modulo that count.
+    /// `plan.openRows` output rows being summed, by output row modulo that
+    /// count, `accumulatorFloats` floats apart.
     private let accumulators: UnsafeMutablePointer<Float>
+    /// The floats of an output row.
     private let rowFloats: Int
+    /// The floats of a row of sums: `rowFloats`, or the source's width of
+    /// them (and one more, which the horizontal kernel may read) when the
+    /// rows are summed first.
+    private let accumulatorFloats: Int
     private var nextRow = 0
     private var firstOpenRow = 0
     /// The deadline the work runs under (``WorkDeadline/current`` when made).
@@ -111,8 +133,10 @@ package struct RowResampler: ~Copyable {
         self.deadline = WorkDeadline.current
         self.output = output
         rowFloats = plan.width * plan.format.bytesPerPixel
+        accumulatorFloats = plan.verticalFirst ? plan.sourceWidth * plan.format.bytesPerPixel + 1 : rowFloats
         rowSums = .allocate(capacity: rowFloats)
-        accumulators = .allocate(capacity: rowFloats * plan.openRows)
+        accumulators = .allocate(capacity: accumulatorFloats * plan.openRows)
+        if plan.verticalFirst { accumulators.initialize(repeating: 0, count: accumulatorFloats * plan.openRows) }
     }
 
     deinit {
@@ -132,19 +156,28 @@ package struct RowResampler: ~Copyable {
         nextRow += 1
         if !stopped, let deadline, deadline.hasPassed { stopped = true }
         guard !stopped else { return }
-        resampleHorizontally(row)
-        let rowFloats = rowFloats, rowSums = rowSums
+        let verticalFirst = plan.verticalFirst
+        if !verticalFirst { resampleHorizontally(row) }
+        let rowFloats = rowFloats, rowSums = rowSums, accumulatorFloats = accumulatorFloats
+        let channels = plan.format.bytesPerPixel, sourceWidth = plan.sourceWidth, premultiplies: Int32 = plan.format.hasAlpha ? 1 : 0
         plan.vertical.weights.withUnsafeBufferPointer { weights in
             plan.vertical.starts.withUnsafeBufferPointer { starts in
                 plan.firstRow.withUnsafeBufferPointer { firstRow in
                     let taps = plan.vertical.taps
                     var outputRow = firstOpenRow
                     while outputRow < plan.height && firstRow[outputRow] <= inputRow {
-                        let sums = accumulators + (outputRow % plan.openRows) * rowFloats
-                        if firstRow[outputRow] == inputRow { sums.update(repeating: 0, count: rowFloats) }
+                        let sums = accumulators + (outputRow % plan.openRows) * accumulatorFloats
+                        let isFirst = firstRow[outputRow] == inputRow
                         let weight = weights[outputRow * taps + inputRow - starts[outputRow]]
-                        if weight != 0 {
-                            for i in 0..<rowFloats { sums[i] += rowSums[i] * weight }
+                        if verticalFirst {
+                            if weight != 0 || isFirst {
+                                imago_accumulate_row(row, sourceWidth, channels, premultiplies, weight, isFirst ? 1 : 0, sums)
+                            }
+                        } else {
+                            if isFirst { sums.update(repeating: 0, count: rowFloats) }
+                            if weight != 0 {
+                                for i in 0..<rowFloats { sums[i] += rowSums[i] * weight }
+                            }
                         }
                         outputRow += 1
                     }
@@ -152,14 +185,30 @@ package struct RowResampler: ~Copyable {
             }
         }
         while firstOpenRow < plan.height && plan.lastRow[firstOpenRow] <= inputRow {
-            writeRow(firstOpenRow)
+            let sums = accumulators + (firstOpenRow % plan.openRows) * accumulatorFloats
+            if verticalFirst {
+                resampleSumsHorizontally(sums)
+                writeRow(firstOpenRow, from: rowSums)
+            } else {
+                writeRow(firstOpenRow, from: sums)
+            }
             firstOpenRow += 1
         }
     }
 
-    /// One finished output row to bytes, un-premultiplied.
-    private func writeRow(_ outputRow: Int) {
-        let sums = accumulators + (outputRow % plan.openRows) * rowFloats
+    /// A finished row of vertical sums (premultiplied, at the source's
+    /// width) to `plan.width` columns in `rowSums`.
+    private func resampleSumsHorizontally(_ sums: UnsafePointer<Float>) {
+        let channels = plan.format.bytesPerPixel, taps = plan.horizontal.taps, width = plan.width, rowSums = rowSums
+        plan.horizontal.weights.withUnsafeBufferPointer { weights in
+            plan.horizontal.starts.withUnsafeBufferPointer { starts in
+                imago_resample_float_row(sums, channels, starts.baseAddress, weights.baseAddress, taps, width, rowSums)
+            }
+        }
+    }
+
+    /// One finished output row, its sums at `sums`, to bytes, un-premultiplied.
+    private func writeRow(_ outputRow: Int, from sums: UnsafePointer<Float>) {
         let outRow = output + outputRow * rowFloats
         let channels = plan.format.bytesPerPixel
         if plan.linearLight {
