@@ -112,10 +112,38 @@ void imago_resample_row_rgba(const uint8_t *row, const intptr_t *starts, const f
     }
 }
 
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#define IMAGO_HAS_AVX2_PATH 1
+/// The unpremultiplied sums of `imago_accumulate_row`, 16 bytes a step with
+/// AVX2 (the same multiplications and additions, so the same floats);
+/// returns how many values it did.
+__attribute__((target("avx2"))) static size_t imago_accumulate_avx2(const uint8_t *row, size_t count, float weight, int first,
+                                                                     float *sums) {
+    const __m256 w = _mm256_set1_ps(weight);
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        __m128i bytes = _mm_loadu_si128((const __m128i *)(row + i));
+        __m256 low = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)), w);
+        __m256 high = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8))), w);
+        if (!first) {
+            low = _mm256_add_ps(_mm256_loadu_ps(sums + i), low);
+            high = _mm256_add_ps(_mm256_loadu_ps(sums + i + 8), high);
+        }
+        _mm256_storeu_ps(sums + i, low);
+        _mm256_storeu_ps(sums + i + 8, high);
+    }
+    return i;
+}
+#endif
+
 void imago_accumulate_row(const uint8_t *row, size_t pixels, size_t channels, int premultiplies, float weight, int first,
                           float *sums) {
     size_t count = pixels * channels, i = 0;
     if (!premultiplies) {
+#if defined(IMAGO_HAS_AVX2_PATH)
+        if (__builtin_cpu_supports("avx2")) i = imago_accumulate_avx2(row, count, weight, first, sums);
+#endif
 #if defined(__SSE2__)
         const __m128 w = _mm_set1_ps(weight);
         const __m128i zero = _mm_setzero_si128();
