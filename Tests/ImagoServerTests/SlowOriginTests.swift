@@ -86,6 +86,16 @@ import Testing
 
     /// Most deployments have one origin: a burst of distinct images from it
     /// waits for the host's slots in turn, and every one is served.
+    @Test func aSingleOriginGetsFourDownloadsPerWorker() {
+        // Enough for one bucket or CDN to keep every worker busy (Benchmarks/workers.md).
+        #expect(ImageServerConfiguration.downloadsPerHost(workers: 1) == 8)
+        #expect(ImageServerConfiguration.downloadsPerHost(workers: 2) == 8)
+        #expect(ImageServerConfiguration.downloadsPerHost(workers: 16) == 64)
+        let configuration = ImageServerConfiguration()
+        #expect(configuration.maximumDownloadsPerHost == ImageServerConfiguration.downloadsPerHost(workers: configuration.workers))
+        #expect(configuration.maximumDownloadsPerHost <= configuration.maximumConcurrentDownloads)
+    }
+
     @Test func aBurstFromOneHostIsServedWhole() async throws {
         var routes: [String: ServedResponse] = [:]
         for index in 0..<48 { routes["/burst\(index).jpg"] = .ok(Fixture.jpeg, contentType: "image/jpeg") }

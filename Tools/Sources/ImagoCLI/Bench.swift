@@ -8,7 +8,7 @@ import ImagoCodecs
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmark decoding and thumbnailing.",
-        subcommands: [Decode.self, Thumbnail.self, Encode.self, Pipeline.self, OperationBenchmark.self]
+        subcommands: [Decode.self, Thumbnail.self, Encode.self, Pipeline.self, OperationBenchmark.self, Stages.self]
     )
 
     /// Options shared by the benchmarks.

@@ -196,8 +196,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
     var maxQueue = 256
 
-    @Option(help: "Sources downloaded from one host at once; the others wait up to --host-slot-wait seconds, then answer 504.")
-    var maxDownloadsPerHost = 8
+    @Option(help: "Sources downloaded from one host at once; the others wait up to --host-slot-wait seconds, then answer 504. Default: 4 per worker, at least 8.")
+    var maxDownloadsPerHost: Int?
 
     @Option(help: "The most seconds a download waits for a slot of its host.")
     var hostSlotWait = 5.0
@@ -363,7 +363,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--keep-alive-timeout must be seconds, 0 to a day.")
         }
         if maxClients < 1 { throw ValidationError("--max-clients must be at least 1.") }
-        if maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1.") }
+        if let maxDownloadsPerHost, maxDownloadsPerHost < 1 { throw ValidationError("--max-downloads-per-host must be at least 1.") }
         guard hostSlotWait.isFinite, hostSlotWait > 0, hostSlotWait <= 86_400 else {
             throw ValidationError("--host-slot-wait must be seconds above 0, at most a day.")
         }
@@ -593,7 +593,7 @@ struct Serve: AsyncParsableCommand {
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
             ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"),
-            ("max-downloads-per-host", "\(maxDownloadsPerHost)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
+            ("max-downloads-per-host", maxDownloadsPerHost.map(String.init) ?? "(4 per worker, at least 8)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
             ("last-modified", "\(lastModified.isOn)"), ("last-modified-buster", lastModifiedBuster ?? "(none)"),
             ("cache-control-passthrough", "\(cacheControlPassthrough)"), ("error-cache-control", errorCacheControl.isEmpty ? "(none)" : errorCacheControl), ("quality", "\(quality)"),
             ("format-quality", (try? formatQualities())?.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",") ?? "?"),
@@ -681,12 +681,13 @@ struct Serve: AsyncParsableCommand {
             configuration.workers = workers
             configuration.maximumConcurrentDownloads = max(32, 8 * workers)
             configuration.maximumConcurrentStreams = max(32, 8 * workers)
+            configuration.maximumDownloadsPerHost = ImageServerConfiguration.downloadsPerHost(workers: workers)
         }
         configuration.maximumQueue = maxQueue
         configuration.signatureSize = signatureSize
         configuration.timeout = timeout
         if let maxMemory { configuration.maximumMemory = maxMemory << 20 }
-        configuration.maximumDownloadsPerHost = maxDownloadsPerHost
+        if let maxDownloadsPerHost { configuration.maximumDownloadsPerHost = maxDownloadsPerHost }
         configuration.hostSlotWait = hostSlotWait
         if useS3 {
             var s3 = S3DataLoader.Configuration.fromEnvironment(endpoint: s3Endpoint.flatMap(URL.init(string:)))
