@@ -142,31 +142,39 @@ struct Bench: AsyncParsableCommand {
         common: Common,
         prepare: (Data, ImageInfo) throws -> () throws -> Void
     ) async throws {
-        let loader = SourceLoader()
-        var failures = 0
         if !common.json {
             Output.line("benchmark    iterations  median_ms    min_ms  megapixels/s  source")
         }
+        try await eachSource(of: common) { source, data in
+            let info = try ImageDecoders.info(for: data)
+            let work = try prepare(data, info)
+            let timing = try Timing(iterations: common.iterations, work)
+            let median = timing.median
+            let megapixels = Double(info.width * info.height * (name == "decode" ? info.frameCount : 1)) / 1e6
+            let rate = megapixels / (median / 1000)
+            if common.json {
+                Output.line(JSONValue.object([
+                    ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
+                    ("median_ms", .double(median)), ("min_ms", .double(timing.minimum)), ("megapixels_per_s", .double(rate)),
+                    ("cpu_median_ms", .double(timing.cpuMedian)),
+                ]).text)
+            } else {
+                // Wide enough for the longest name, "encode-avif" (padding(toLength:) also cuts).
+                Output.line(name.padding(toLength: max(11, name.count), withPad: " ", startingAt: 0)
+                    + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, timing.minimum, rate) + source)
+            }
+        }
+    }
+
+    /// Runs `body` on each source's bytes, loaded before it runs (so before
+    /// any timing); a source that fails is reported (as a JSON line too with
+    /// `--json`) and the others go on. Exits 1 when any failed.
+    static func eachSource(of common: Common, _ body: (String, Data) throws -> Void) async throws {
+        let loader = SourceLoader()
+        var failures = 0
         for source in common.sources {
             do {
-                let data = try await loader.bytes(of: SourceLoader.url(for: source))
-                let info = try ImageDecoders.info(for: data)
-                let work = try prepare(data, info)
-                let timing = try Timing(iterations: common.iterations, work)
-                let median = timing.median
-                let megapixels = Double(info.width * info.height * (name == "decode" ? info.frameCount : 1)) / 1e6
-                let rate = megapixels / (median / 1000)
-                if common.json {
-                    Output.line(JSONValue.object([
-                        ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
-                        ("median_ms", .double(median)), ("min_ms", .double(timing.minimum)), ("megapixels_per_s", .double(rate)),
-                        ("cpu_median_ms", .double(timing.cpuMedian)),
-                    ]).text)
-                } else {
-                    // Wide enough for the longest name, "encode-avif" (padding(toLength:) also cuts).
-                    Output.line(name.padding(toLength: max(11, name.count), withPad: " ", startingAt: 0)
-                        + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, timing.minimum, rate) + source)
-                }
+                try body(source, try await loader.bytes(of: SourceLoader.url(for: source)))
             } catch {
                 failures += 1
                 let failure = Failure(error)

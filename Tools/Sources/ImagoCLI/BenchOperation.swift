@@ -95,45 +95,36 @@ extension Bench {
             if let overlay { mark = try await Self.decoded(loader.bytes(of: SourceLoader.url(for: overlay))) }
             let background = Self.color(hex: background)!
             let name = "operation-\(operation.rawValue)"
-            var failures = 0
             if !common.json {
                 Output.line("benchmark                      iterations  median_ms    min_ms  megapixels/s  output     source")
             }
-            for source in common.sources {
-                do {
-                    let image = try await Self.decoded(loader.bytes(of: SourceLoader.url(for: source)))
-                    let work = try self.work(on: image, overlay: mark, background: background)
-                    var result = image
-                    let timing = Bench.Timing(iterations: common.iterations) { result = work() }
-                    if let output {
-                        let png = try ImageEncoders.png(compression: .fast).encode(result)
-                        try OutputFile.save(png, to: SourceLoader.url(for: output))
-                    }
-                    let median = timing.median
-                    let rate = Double(image.width * image.height) / 1e6 / (median / 1000)
-                    let size = "\(result.width)x\(result.height)"
-                    if common.json {
-                        Output.line(JSONValue.object([
-                            ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
-                            ("median_ms", .double(median)), ("min_ms", .double(timing.minimum)), ("megapixels_per_s", .double(rate)),
-                            ("cpu_median_ms", .double(timing.cpuMedian)),
-                            ("input_width", .int(image.width)), ("input_height", .int(image.height)),
-                            ("output_width", .int(result.width)), ("output_height", .int(result.height)),
-                            ("output_format", .string("\(result.pixelFormat)")), ("output", output.map(JSONValue.string) ?? .null),
-                        ]).text)
-                    } else {
-                        Output.line(name.padding(toLength: 29, withPad: " ", startingAt: 0)
-                            + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, timing.minimum, rate)
-                            + size.padding(toLength: max(9, size.count), withPad: " ", startingAt: 0) + "  " + source)
-                    }
-                } catch {
-                    failures += 1
-                    let failure = Failure(error)
-                    if common.json { Output.line(failure.json(source: source).text) }
-                    Output.error("imago: \(source): \(failure.message)")
+            try await Bench.eachSource(of: common) { source, data in
+                let image = try Self.decoded(data)
+                let work = try self.work(on: image, overlay: mark, background: background)
+                var result = image
+                let timing = Bench.Timing(iterations: common.iterations) { result = work() }
+                if let output {
+                    let png = try ImageEncoders.png(compression: .fast).encode(result)
+                    try OutputFile.save(png, to: SourceLoader.url(for: output))
+                }
+                let median = timing.median
+                let rate = Double(image.width * image.height) / 1e6 / (median / 1000)
+                let size = "\(result.width)x\(result.height)"
+                if common.json {
+                    Output.line(JSONValue.object([
+                        ("benchmark", .string(name)), ("source", .string(source)), ("iterations", .int(common.iterations)),
+                        ("median_ms", .double(median)), ("min_ms", .double(timing.minimum)), ("megapixels_per_s", .double(rate)),
+                        ("cpu_median_ms", .double(timing.cpuMedian)),
+                        ("input_width", .int(image.width)), ("input_height", .int(image.height)),
+                        ("output_width", .int(result.width)), ("output_height", .int(result.height)),
+                        ("output_format", .string("\(result.pixelFormat)")), ("output", output.map(JSONValue.string) ?? .null),
+                    ]).text)
+                } else {
+                    Output.line(name.padding(toLength: 29, withPad: " ", startingAt: 0)
+                        + String(format: "  %10d  %9.3f  %8.3f  %12.1f  ", common.iterations, median, timing.minimum, rate)
+                        + size.padding(toLength: max(9, size.count), withPad: " ", startingAt: 0) + "  " + source)
                 }
             }
-            if failures > 0 { throw ExitCode(1) }
         }
 
         /// The timed work on `image`, with every parameter resolved before timing.

@@ -42,53 +42,42 @@ extension Bench {
         }
 
         func run() async throws {
-            let loader = SourceLoader()
             let thumbnail = Imago.Thumbnail(maximumPixelSize: maxSize)
             let options = ImageDecodingOptions(thumbnail: thumbnail)
             let encoder = Fetch.encoder(for: format.format, quality: quality, pngCompression: .default)
-            var failures = 0
             if !common.json {
                 Output.line("header_ms  decode_ms  resize_ms  encode_ms  render_ms  source")
             }
-            for source in common.sources {
-                do {
-                    let data = try await loader.bytes(of: SourceLoader.url(for: source))
-                    let info = try ImageDecoders.info(for: data)
-                    let decoder = ImageDecoders.decoder(for: info.format)
-                    let scaled = try Self.scaledDecode(data, format: info.format, options: options)
-                    let geometry = thumbnail.geometry(width: scaled.width, height: scaled.height)
-                    let resized = scaled.resized(to: geometry, filter: thumbnail.filter)
-                    let stages: [(String, Timing)] = [
-                        ("header", try Timing(iterations: common.iterations) { _ = try ImageDecoders.info(for: data) }),
-                        ("decode", try Timing(iterations: common.iterations) {
-                            _ = try Self.scaledDecode(data, format: info.format, options: options)
-                        }),
-                        ("resize", Timing(iterations: common.iterations) { _ = scaled.resized(to: geometry, filter: thumbnail.filter) }),
-                        ("encode", try Timing(iterations: common.iterations) { _ = try encoder.encode(resized) }),
-                        ("render", try Timing(iterations: common.iterations) {
-                            _ = try encoder.encode(try decoder.decode(data, options: options))
-                        }),
+            try await Bench.eachSource(of: common) { source, data in
+                let info = try ImageDecoders.info(for: data)
+                let decoder = ImageDecoders.decoder(for: info.format)
+                let scaled = try Self.scaledDecode(data, format: info.format, options: options)
+                let geometry = thumbnail.geometry(width: scaled.width, height: scaled.height)
+                let resized = scaled.resized(to: geometry, filter: thumbnail.filter)
+                let stages: [(String, Timing)] = [
+                    ("header", try Timing(iterations: common.iterations) { _ = try ImageDecoders.info(for: data) }),
+                    ("decode", try Timing(iterations: common.iterations) {
+                        _ = try Self.scaledDecode(data, format: info.format, options: options)
+                    }),
+                    ("resize", Timing(iterations: common.iterations) { _ = scaled.resized(to: geometry, filter: thumbnail.filter) }),
+                    ("encode", try Timing(iterations: common.iterations) { _ = try encoder.encode(resized) }),
+                    ("render", try Timing(iterations: common.iterations) {
+                        _ = try encoder.encode(try decoder.decode(data, options: options))
+                    }),
+                ]
+                if common.json {
+                    var fields: [(String, JSONValue)] = [
+                        ("benchmark", .string("stages")), ("source", .string(source)), ("format", .string(info.format.rawValue)),
+                        ("width", .int(info.width)), ("height", .int(info.height)),
+                        ("decoded_width", .int(scaled.width)), ("decoded_height", .int(scaled.height)),
+                        ("iterations", .int(common.iterations)),
                     ]
-                    if common.json {
-                        var fields: [(String, JSONValue)] = [
-                            ("benchmark", .string("stages")), ("source", .string(source)), ("format", .string(info.format.rawValue)),
-                            ("width", .int(info.width)), ("height", .int(info.height)),
-                            ("decoded_width", .int(scaled.width)), ("decoded_height", .int(scaled.height)),
-                            ("iterations", .int(common.iterations)),
-                        ]
-                        fields += stages.map { ("\($0.0)_ms", JSONValue.double($0.1.median)) }
-                        Output.line(JSONValue.object(fields).text)
-                    } else {
-                        Output.line(stages.map { String(format: "%9.3f", $0.1.median) }.joined(separator: "  ") + "  " + source)
-                    }
-                } catch {
-                    failures += 1
-                    let failure = Failure(error)
-                    if common.json { Output.line(failure.json(source: source).text) }
-                    Output.error("imago: \(source): \(failure.message)")
+                    fields += stages.map { ("\($0.0)_ms", JSONValue.double($0.1.median)) }
+                    Output.line(JSONValue.object(fields).text)
+                } else {
+                    Output.line(stages.map { String(format: "%9.3f", $0.1.median) }.joined(separator: "  ") + "  " + source)
                 }
             }
-            if failures > 0 { throw ExitCode(1) }
         }
 
         /// The codec's own decode for `options`' thumbnail, before the
