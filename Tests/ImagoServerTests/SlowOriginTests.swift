@@ -88,12 +88,13 @@ import Testing
     /// waits for the host's slots in turn, and every one is served.
     @Test func aSingleOriginGetsFourDownloadsPerWorker() {
         // Enough for one bucket or CDN to keep every worker busy (Benchmarks/workers.md).
-        #expect(ImageServerConfiguration.downloadsPerHost(workers: 1) == 8)
-        #expect(ImageServerConfiguration.downloadsPerHost(workers: 2) == 8)
+        #expect(ImageServerConfiguration.downloadsPerHost(workers: 1) == 16)
+        #expect(ImageServerConfiguration.downloadsPerHost(workers: 2) == 16)
         #expect(ImageServerConfiguration.downloadsPerHost(workers: 16) == 64)
         let configuration = ImageServerConfiguration()
         #expect(configuration.maximumDownloadsPerHost == ImageServerConfiguration.downloadsPerHost(workers: configuration.workers))
-        #expect(configuration.maximumDownloadsPerHost <= configuration.maximumConcurrentDownloads)
+        // Half of all downloads: a slow host never holds the others'.
+        #expect(configuration.maximumDownloadsPerHost * 2 <= configuration.maximumConcurrentDownloads)
     }
 
     @Test func aBurstFromOneHostIsServedWhole() async throws {

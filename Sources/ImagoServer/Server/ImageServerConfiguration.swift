@@ -52,11 +52,11 @@ public struct ImageServerConfiguration: Sendable {
     /// each for at most ``hostSlotWait`` seconds, then fail as a timed-out
     /// source (504). A download takes its host's slot before one of
     /// ``maximumConcurrentDownloads``, so one slow host holds at most this
-    /// many of those, and never delays another host's. Default: 4 per
-    /// worker, at least 8: enough for one origin (a bucket, a CDN) to keep
-    /// every worker busy when a download takes about as long as 4 renders
-    /// (20 ms against a render of 5 ms), as most deployments fetch from a
-    /// single host.
+    /// many of those, and never delays another host's. Default: half of
+    /// ``maximumConcurrentDownloads`` (4 per worker, at least 16): enough
+    /// for one origin (a bucket, a CDN) with a 20 ms round trip to keep
+    /// every worker busy, as most deployments fetch from a single host
+    /// (`Benchmarks/workers.md`).
     public var maximumDownloadsPerHost: Int
     /// The most seconds a download waits for a slot of its host. Default: 5
     /// (imgproxy's `IMGPROXY_DOWNLOAD_TIMEOUT`).
@@ -275,8 +275,8 @@ public struct ImageServerConfiguration: Sendable {
     /// sources at `info`, its own faults at `error`.
     public var logger: Logger
 
-    /// The default ``maximumDownloadsPerHost`` for `workers` workers: 4 each, at least 8.
-    public static func downloadsPerHost(workers: Int) -> Int { max(8, 4 * workers) }
+    /// The default ``maximumDownloadsPerHost`` for `workers` workers: 4 each, at least 16.
+    public static func downloadsPerHost(workers: Int) -> Int { max(16, 4 * workers) }
 
     /// Creates a configuration with the defaults above.
     public init(signingKeys: [SigningKey] = [], acceptsUnsignedPaths: Bool = false) {

@@ -196,7 +196,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Distinct images that may wait beyond the workers before requests get 503.")
     var maxQueue = 256
 
-    @Option(help: "Sources downloaded from one host at once; the others wait up to --host-slot-wait seconds, then answer 504. Default: 4 per worker, at least 8.")
+    @Option(help: "Sources downloaded from one host at once; the others wait up to --host-slot-wait seconds, then answer 504. Default: 4 per worker, at least 16.")
     var maxDownloadsPerHost: Int?
 
     @Option(help: "The most seconds a download waits for a slot of its host.")
@@ -593,7 +593,7 @@ struct Serve: AsyncParsableCommand {
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
             ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"),
-            ("max-downloads-per-host", maxDownloadsPerHost.map(String.init) ?? "(4 per worker, at least 8)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
+            ("max-downloads-per-host", maxDownloadsPerHost.map(String.init) ?? "(4 per worker, at least 16)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
             ("last-modified", "\(lastModified.isOn)"), ("last-modified-buster", lastModifiedBuster ?? "(none)"),
             ("cache-control-passthrough", "\(cacheControlPassthrough)"), ("error-cache-control", errorCacheControl.isEmpty ? "(none)" : errorCacheControl), ("quality", "\(quality)"),
             ("format-quality", (try? formatQualities())?.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",") ?? "?"),
