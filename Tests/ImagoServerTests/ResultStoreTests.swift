@@ -205,7 +205,9 @@ import FoundationNetworking
         defer {
             let unmount = Process()
             unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            unmount.arguments = [directory.path]
+            // Lazily: a store's file still open for a moment must not keep
+            // the mount (and the folder under it) behind.
+            unmount.arguments = ["-l", directory.path]
             try? unmount.startTiedToThisProcess()
             unmount.waitUntilExit()
         }

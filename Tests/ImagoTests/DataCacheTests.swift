@@ -4,9 +4,12 @@ import ImagoTesting
 import Testing
 
 /// The disk cache, in a real temporary directory.
-@Suite struct DataCacheTests {
+@Suite final class DataCacheTests {
     let directory: URL
     let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Each test's folder goes with it.
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-data-cache-\(UUID().uuidString)")
@@ -118,8 +121,9 @@ import Testing
     }
 
     @Test func unwritableDirectoryFailsQuietlyAndLeavesNothing() throws {
-        let file = directory.appendingPathExtension("file")
-        try Data().write(to: file)    // a file where the directory should be
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("not-a-folder")
+        try Data().write(to: file)    // a file where the cache's folder should be
         let cache = DataCache(configuration: .init(directory: file))
         cache.store(entry(10), for: "a")
         #expect(cache.entry(for: "a") == nil)

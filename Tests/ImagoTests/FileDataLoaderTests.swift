@@ -17,8 +17,11 @@ extension FileDataLoader {
 }
 
 /// The file loader against a real temporary directory.
-@Suite struct FileDataLoaderTests {
+@Suite final class FileDataLoaderTests {
     let directory: URL
+
+    /// Each test's folder goes with it.
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-file-loader-\(UUID().uuidString)")

@@ -12,7 +12,7 @@ import Glibc
 /// to the test process, killed when this object goes.
 public final class MotoServer: @unchecked Sendable {
     // @unchecked: `process` is started once, in `init`, and only killed after.
-    public let process = Process()
+    public let process: Process
     /// The port it listens on.
     public let port: Int
     /// `http://127.0.0.1:PORT`.
@@ -25,29 +25,61 @@ public final class MotoServer: @unchecked Sendable {
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../.build/python/bin/moto_server").standardized.path
     }
 
-    /// Starts moto and returns once it answers.
+    /// Starts moto and returns once it answers. moto imports boto and
+    /// much else before it listens, which takes tens of seconds on a
+    /// loaded two-core machine, so it is given two minutes; if it exits
+    /// instead (another process took the port between the probe and its
+    /// bind), it is started again on a new port, up to three times, and
+    /// the error carries the end of what it printed.
     public init() async throws {
         let path = Self.executable
         guard FileManager.default.isExecutableFile(atPath: path) else { throw Missing(path: path) }
-        // A free port: bind one, note it, let it go.
-        let probe = try await LoopbackServer.start(routes: [:])
-        port = probe.port
-        try await probe.stop()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.startTiedToThisProcess()
-        for _ in 0..<300 {
-            let ready = HTTPClientRequest(url: endpoint.appendingPathComponent("moto-api/").absoluteString)
-            if let response = try? await HTTPClient.shared.execute(ready, timeout: .seconds(2)), response.status == .ok {
-                _ = try? await response.body.collect(upTo: 1 << 20)
+        var lastFailure = ""
+        for _ in 0..<3 {
+            // A free port: bind one, note it, let it go.
+            let probe = try await LoopbackServer.start(routes: [:])
+            let port = probe.port
+            try await probe.stop()
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("imago-moto-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: log) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
+            process.standardOutput = FileHandle.nullDevice
+            // What moto prints while it starts, for the error; the file is
+            // deleted at the end of the attempt (moto's later request lines
+            // go to the deleted file, which goes with moto).
+            let logHandle = try FileHandle(forWritingTo: log)
+            process.standardError = logHandle
+            try process.startTiedToThisProcess()
+            try? logHandle.close()
+            if await Self.answers(port: port, process: process, within: .seconds(120)) {
+                self.process = process
+                self.port = port
                 return
             }
-            try await Task.sleep(for: .milliseconds(50))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            await process.exited()
+            process.waitUntilExit()
+            let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            lastFailure = "port \(port), exit status \(process.terminationStatus): " + printed.suffix(400)
         }
-        process.terminate()
-        throw Missing(path: "\(path) did not start on port \(port)")
+        throw Missing(path: "\(path) did not start (\(lastFailure))")
+    }
+
+    /// Whether moto's API answers on `port` before `limit` passes or the process exits.
+    private static func answers(port: Int, process: Process, within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        let ready = "http://127.0.0.1:\(port)/moto-api/"
+        while ContinuousClock.now < deadline, process.isRunning {
+            if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: ready), timeout: .seconds(5)) {
+                _ = try? await response.body.collect(upTo: 1 << 20)
+                if response.status == .ok { return true }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
     }
 
     deinit {

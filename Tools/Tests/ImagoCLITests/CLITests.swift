@@ -17,7 +17,7 @@ final class LockedBytes: @unchecked Sendable {
 
 /// The `imago` binary, run as a user would, against the command-line contract
 /// (README.md, "The command-line tool").
-@Suite struct CLITests {
+@Suite final class CLITests {
     struct Run {
         let status: Int32
         let stdout: String
@@ -31,6 +31,9 @@ final class LockedBytes: @unchecked Sendable {
 
     let directory: URL
     let fixtures: URL
+
+    /// Each test's folder goes with it.
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("imago-cli-\(UUID().uuidString)")

@@ -14,7 +14,7 @@ import FoundationNetworking
 /// against a server that misbehaves on purpose: each fault ends in the
 /// typed error that names it (or in a successful retry), nothing from a
 /// failed response is cached, and no temporary file is left behind.
-@Suite(.timeLimit(.minutes(1))) struct FaultInjectionTests {
+@Suite(.timeLimit(.minutes(1))) final class FaultInjectionTests {
     static let png: Data = {
         // Encoded once: a real image the codecs decode.
         try! ImageEncoders.png().encode(TestImages.gradient(width: 160, height: 120))
@@ -44,6 +44,9 @@ import FoundationNetworking
     let directory: URL
     let cache: DataCache
     let clock = ManualTimeSource()
+
+    /// Each test's folder goes with it.
+    deinit { try? FileManager.default.removeItem(at: directory) }
 
     init() async throws {
         server = try await LoopbackServer.start(routes: Self.routes)
