@@ -13,7 +13,7 @@ extension Bench {
     /// `imago bench pipeline`: fetch, decode and thumbnail many images over HTTP.
     struct Pipeline: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Load many images over HTTP through the pipeline (fetch, decode, thumbnail) and report the throughput.",
+            abstract: "Load many images over HTTP through the pipeline (fetch, decode, thumbnail; with --encode, an encode too) and report the throughput.",
             discussion: "Without --input, a built-in server on loopback serves --images generated images (JPEG, PNG and WebP of several sizes)."
         )
 
@@ -28,6 +28,13 @@ extension Bench {
 
         @Option(help: ArgumentHelp("The thumbnail's longer side in pixels; 0 decodes at full size.", valueName: "N"))
         var maxSize: Int = 256
+
+        @Option(help: ArgumentHelp("Also encode each thumbnail to FORMAT (jpeg, webp, avif or png), as an image server answers.",
+                                   valueName: "FORMAT"))
+        var encode: Fetch.OutputFormat?
+
+        @Option(help: "The quality of --encode for jpeg, webp and avif, 1-100 (default: 85, 80 and 60, as fetch writes).")
+        var quality: Int?
 
         @Option(help: ArgumentHelp("A memory cache of this many megabytes (default: none).", valueName: "MB"))
         var memoryCache: Int = 0
@@ -49,6 +56,8 @@ extension Bench {
                 throw ValidationError("--images and --concurrency must be at least 1, --max-size and --memory-cache at least 0.")
             }
             if photoSize != nil && SampleImages.size(photoSize) == nil { throw ValidationError("--photo-size takes WIDTHxHEIGHT.") }
+            if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
+            if quality != nil && encode == nil { throw ValidationError("--quality applies to --encode; name a format.") }
         }
 
         func run() async throws {
@@ -69,10 +78,19 @@ extension Bench {
                 decoder: ImageDecoders.all,
                 maximumConcurrentDownloads: concurrency
             ))
+            let encoder = encode.map { Fetch.encoder(for: $0.format, quality: quality, pngCompression: .default) }
             let started = ContinuousClock.now
             let failures = await withTaskGroup(of: Bool.self) { group in
                 for url in requested {
-                    group.addTask { (try? await pipeline.image(for: ImageRequest(url: url, maximumPixelSize: maxSize > 0 ? maxSize : nil))) != nil }
+                    group.addTask {
+                        do {
+                            let response = try await pipeline.image(for: ImageRequest(url: url, maximumPixelSize: maxSize > 0 ? maxSize : nil))
+                            _ = try encoder?.encode(response.image)
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
                 }
                 var failures = 0
                 for await ok in group where !ok { failures += 1 }
@@ -85,6 +103,7 @@ extension Bench {
                 Output.line(JSONValue.object([
                     ("benchmark", .string("pipeline")), ("loader", .string(loader.rawValue)),
                     ("images", .int(requested.count)), ("concurrency", .int(concurrency)),
+                    ("encode", encode.map { .string($0.rawValue) } ?? .null),
                     ("seconds", .double(seconds)), ("images_per_s", .double(Double(requested.count) / seconds)),
                     ("downloads", .int(statistics.downloads)), ("decodes", .int(statistics.decodes)), ("failures", .int(failures)),
                 ]).text)

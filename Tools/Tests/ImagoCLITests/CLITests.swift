@@ -586,6 +586,20 @@ final class LockedBytes: @unchecked Sendable {
         #expect((line["images_per_s"] as? Double ?? 0) > 0)
     }
 
+    /// `--encode` makes the thumbnails an image server would answer; a
+    /// `--quality` with nothing to encode is a usage error.
+    @Test func benchPipelineEncodesEachThumbnailWhenAsked() async throws {
+        let run = try await imago("bench", "pipeline", "--images", "12", "--concurrency", "4", "--encode", "jpeg", "--quality", "80", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.objects.first)
+        #expect(line["encode"] as? String == "jpeg")
+        #expect(line["decodes"] as? Int == 12)
+        #expect(line["failures"] as? Int == 0)
+        let misuse = try await imago("bench", "pipeline", "--images", "12", "--quality", "80")
+        #expect(misuse.status == 2)
+        #expect(misuse.stderr.contains("--encode"))
+    }
+
     @Test func aThousandRequestsForOneURLOverLoopbackShareOneDownloadAndOneDecode() async throws {
         let run = try await imago("bench", "pipeline", "--images", "1000", "--same-url", "--memory-cache", "64", "--json")
         #expect(run.status == 0, "\(run.stderr)")
