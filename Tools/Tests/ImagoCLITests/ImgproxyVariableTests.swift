@@ -48,6 +48,7 @@ import Testing
         Row("IMGPROXY_SO_REUSEPORT", "true", "so-reuseport = true"),
         Row("IMGPROXY_WORKERS", "3", "workers = 3"),
         Row("IMGPROXY_CONCURRENCY", "5", "workers = 5"),
+        Row("IMGPROXY_MALLOC", "jemalloc", "malloc = jemalloc"),
         Row("IMGPROXY_REQUESTS_QUEUE_SIZE", "17", "max-queue = 17"),
         Row("IMGPROXY_MAX_CLIENTS", "99", "max-clients = 99"),
         Row("IMGPROXY_TIMEOUT", "7", "timeout = 7.0"),

@@ -110,6 +110,43 @@ import FoundationNetworking
         #expect(try await Self.serveToExit(arguments).status == 2)
     }
 
+    /// `IMGPROXY_MALLOC=jemalloc`, as imgproxy's Docker image reads it: the
+    /// server starts itself again with jemalloc preloaded, as the same
+    /// process (the PID the caller holds), and serves images.
+    @Test func imgproxysMallocVariablePreloadsJemalloc() async throws {
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        let server = try await Running(["--unsigned", "--allow-private-networks"], environment: ["IMGPROXY_MALLOC": "jemalloc"])
+        #expect(try Self.mappedFiles(of: server).contains("/libjemalloc.so"), "scripts/install-system-packages installs libjemalloc2")
+        let image = try await server.get(Self.imagePath("rs:fit:60:60", origin.url("/photo.jpg")))
+        #expect(image.status == 200)
+        #expect(await server.stop() == 0)
+        try await origin.stop()
+    }
+
+    /// The files mapped into the server's process (`/proc/PID/maps`, whose size reads as 0).
+    static func mappedFiles(of server: Running) throws -> String {
+        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
+        defer { try? maps.close() }
+        return String(decoding: try maps.readToEnd() ?? Data(), as: UTF8.self)
+    }
+
+    /// An allocator that is not installed stops the server at once, naming
+    /// the package; one that is, loads (whichever this machine has).
+    @Test func tcmallocLoadsWhenInstalledAndIsNamedWhenNot() async throws {
+        let installed = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"]
+            .contains { FileManager.default.fileExists(atPath: $0 + "/libtcmalloc_minimal.so.4") }
+        if installed {
+            let server = try await Running(["--unsigned", "--malloc", "tcmalloc"])
+            #expect(try Self.mappedFiles(of: server).contains("/libtcmalloc_minimal.so"))
+            #expect(await server.stop() == 0)
+        } else {
+            let run = try await Self.serveToExit(["--unsigned", "--port", "0", "--malloc", "tcmalloc"])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("apt-get install libtcmalloc-minimal4"), "\(run.stderr)")
+        }
+        #expect(try await Self.serveToExit(["--unsigned", "--port", "0", "--malloc", "hoard"]).status == 2)
+    }
+
     @Test func aCacheDirThatIsAFileIsAUsageError() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-not-a-folder-\(UUID().uuidString)")
         try Data("x".utf8).write(to: file)
