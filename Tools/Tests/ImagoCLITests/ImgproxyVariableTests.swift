@@ -34,12 +34,8 @@ import Testing
 
     /// A folder that exists, for the local root.
     static let folder = FileManager.default.temporaryDirectory.path
-    /// A presets file that exists (written once, before the rows are read).
-    static let presetsFile: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("imago-variable-tests-presets.txt").path
-        try? "thumb=rs:fill:64:64\n".write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }()
+    /// A presets file that exists and reads as empty (nothing written, nothing left behind).
+    static let presetsFile = "/dev/null"
 
     static let rows: [Row] = [
         // Server.
