@@ -110,7 +110,8 @@ extension Bench {
             } else {
                 Output.line(String(format: "%d images in %.3f s: %.1f images/s (%@, concurrency %d, %d downloads, %d decodes, %d failures)",
                                    requested.count, seconds, Double(requested.count) / seconds, loader.rawValue, concurrency,
-                                   statistics.downloads, statistics.decodes, failures))
+                                   statistics.downloads, statistics.decodes, failures)
+                            + (encode.map { ", each encoded to \($0.rawValue)" } ?? ""))
             }
             if failures > 0 { throw ExitCode(1) }
         }

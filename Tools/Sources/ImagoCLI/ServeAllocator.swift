@@ -66,24 +66,13 @@ enum ServeAllocator: String, ExpressibleByArgument, CaseIterable, Sendable {
         return Self.mappedFiles().contains("/\(stem).so")
     }
 
-    /// `/proc/self/maps`, read to its end (its size reads as 0, so it is
-    /// read until `read` returns nothing); empty where there is none.
+    /// `/proc/self/maps`, read to its end through a handle (its size reads
+    /// as 0, so a read of "the whole file" by size gets nothing); empty
+    /// where there is none.
     static func mappedFiles() -> String {
-        #if os(Linux)
-        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "" }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-        #else
-        return ""
-        #endif
+        guard let maps = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")) else { return "" }
+        defer { try? maps.close() }
+        return String(decoding: (try? maps.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
     /// Why the allocator cannot be put in place.

@@ -147,6 +147,16 @@ import FoundationNetworking
         #expect(try await Self.serveToExit(["--unsigned", "--port", "0", "--malloc", "hoard"]).status == 2)
     }
 
+    /// A library the dynamic loader refuses (the second start finds it
+    /// missing from its maps) stops the server instead of starting it again
+    /// and again: an environment that says "preloaded" without the library.
+    @Test func aPreloadTheLoaderRefusedIsAnErrorNotALoop() async throws {
+        let run = try await Self.serveToExit(["--unsigned", "--port", "0", "--malloc", "jemalloc"],
+                                             environment: ["IMAGO_MALLOC_PRELOADED": "jemalloc", "LD_PRELOAD": ""])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("did not load it"), "\(run.stderr)")
+    }
+
     @Test func aCacheDirThatIsAFileIsAUsageError() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("imago-not-a-folder-\(UUID().uuidString)")
         try Data("x".utf8).write(to: file)
