@@ -18,6 +18,11 @@
  *
  * Bodies may be sized by Content-Length or sent chunked; a server that
  * closes the connection gets a new one for the next request.
+ *
+ * With LOAD_CLIENT_TRACE=FILE it also writes one line per request to FILE:
+ * when it was sent (ms from the start), its latency in ms, its status, and
+ * the response's Server-Timing header (imago serve's wait, load, decode and
+ * render), to see where a slow request spent its time.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -47,6 +52,10 @@ static atomic_size_t next_index;
 static double *latencies;     /* ms, by URL index */
 static int *succeeded;        /* 1 when the URL's response was a 200 with a whole body */
 static long long *body_bytes; /* by URL index */
+static double *sent_at;       /* ms from the start, by URL index (traced runs) */
+static int *statuses;         /* by URL index (traced runs) */
+static char (*timings)[160];  /* each response's Server-Timing (traced runs) */
+static double run_started;
 
 static double now_ms(void) {
     struct timespec ts;
@@ -118,7 +127,7 @@ static int skip(Connection *c, long long count) {
 }
 
 /* Reads one response; sets *status, *bytes and *keep_alive. 0 on success. */
-static int read_response(Connection *c, int *status, long long *bytes, int *keep_alive) {
+static int read_response(Connection *c, int *status, long long *bytes, int *keep_alive, char *timing, size_t timing_size) {
     long header_end;
     for (;;) {
         header_end = -1;
@@ -138,6 +147,11 @@ static int read_response(Connection *c, int *status, long long *bytes, int *keep
         line += 2;
         if (strncasecmp(line, "content-length:", 15) == 0) length = atoll(line + 15);
         else if (strncasecmp(line, "transfer-encoding:", 18) == 0 && strcasestr(line, "chunked")) chunked = 1;
+        else if (timing && strncasecmp(line, "server-timing:", 14) == 0) {
+            const char *value = line + 14 + strspn(line + 14, " ");
+            size_t length = strcspn(value, "\r");
+            snprintf(timing, timing_size, "%.*s", (int)length, value);
+        }
         else if (strncasecmp(line, "connection:", 11) == 0) {
             if (strcasestr(line, "close")) *keep_alive = 0;
             else if (strcasestr(line, "keep-alive")) *keep_alive = 1;
@@ -192,6 +206,8 @@ static void *worker(void *unused) {
         int length = snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: %s:%s\r\nAccept: */*\r\n\r\n",
                               paths[index], host, port);
         double started = now_ms();
+        if (sent_at) sent_at[index] = started - run_started;
+        char *timing = timings ? timings[index] : NULL;
         int status = 0, keep_alive = 0, ok = 0;
         long long bytes = 0;
         for (int attempt = 0; attempt < 2 && !ok; attempt++) {
@@ -200,7 +216,7 @@ static void *worker(void *unused) {
             if (c.fd < 0 && (c.fd = connect_server()) < 0) break;
             c.start = c.end = 0;
             if (length > 0 && (size_t)length < sizeof request && send_all(c.fd, request, (size_t)length) == 0
-                && read_response(&c, &status, &bytes, &keep_alive) == 0) {
+                && read_response(&c, &status, &bytes, &keep_alive, timing, sizeof timings[0]) == 0) {
                 ok = 1;
             } else {
                 close(c.fd);
@@ -211,6 +227,7 @@ static void *worker(void *unused) {
         latencies[index] = now_ms() - started;
         succeeded[index] = ok && status == 200;
         body_bytes[index] = bytes;
+        if (statuses) statuses[index] = ok ? status : 0;
         if (ok && !keep_alive) {
             close(c.fd);
             c.fd = -1;
@@ -292,10 +309,16 @@ int main(int argc, char **argv) {
     latencies = calloc(path_count, sizeof *latencies);
     succeeded = calloc(path_count, sizeof *succeeded);
     body_bytes = calloc(path_count, sizeof *body_bytes);
+    const char *trace = getenv("LOAD_CLIENT_TRACE");
+    if (trace && *trace) {
+        sent_at = calloc(path_count, sizeof *sent_at);
+        statuses = calloc(path_count, sizeof *statuses);
+        timings = calloc(path_count, sizeof *timings);
+    }
 
     struct rusage usage_before, usage_after;
     getrusage(RUSAGE_SELF, &usage_before);
-    double started = now_ms();
+    double started = run_started = now_ms();
     pthread_t *threads = malloc((size_t)concurrency * sizeof *threads);
     for (int i = 0; i < concurrency; i++) pthread_create(&threads[i], NULL, worker, NULL);
     for (int i = 0; i < concurrency; i++) pthread_join(threads[i], NULL);
@@ -311,6 +334,16 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < path_count; i++) {
         if (succeeded[i]) total_bytes += body_bytes[i];
         else failures++;
+    }
+    if (trace && *trace) {
+        FILE *out = fopen(trace, "w");
+        if (!out) {
+            perror(trace);
+            return 2;
+        }
+        for (size_t i = 0; i < path_count; i++)
+            fprintf(out, "%.2f %.2f %d %s\n", sent_at[i], latencies[i], statuses[i], timings[i][0] ? timings[i] : "-");
+        fclose(out);
     }
     qsort(latencies, path_count, sizeof *latencies, compare_doubles);
     printf("{\"requests\": %zu, \"concurrency\": %d, \"failures\": %zu, \"seconds\": %.4f, \"requests_per_s\": %.2f, "

@@ -12,7 +12,8 @@ import Foundation
 // - the n-th load of one URL, or how many loads have started
 //   (`MockDataLoader.waitForTask(for:)` gives the first load of a URL);
 // - `ImagePrefetcher.activeCount` (a prefetch announces no end);
-// - `CapacityGates.waitingCount(at:)` (a caller queued on a gate).
+// - `CapacityGates.waitingCount(at:)` (a caller queued on a gate), and
+//   `WorkQueue.waitingCount` (a job queued for a slot).
 
 /// What ``eventually(within:file:line:_:)`` throws when its condition never held.
 struct ConditionNeverHeld: Error, CustomStringConvertible {

@@ -30,9 +30,11 @@ int imago_open_beneath_walk(int root_fd, const char *path, int flags);
 /// openat2 (1) or the component walk (0). For tests and logs.
 int imago_open_beneath_used_openat2(void);
 
-/// Hands the allocator's free memory back to the system (glibc's
-/// malloc_trim); does nothing where there is no such call. Returns 1 when
-/// memory was released.
+/// Hands the allocator's free memory back to the system: glibc's
+/// malloc_trim, or, when jemalloc or tcmalloc is preloaded, its purge of
+/// every arena or its ReleaseFreeMemory. Does nothing where there is no
+/// such call. Returns 1 when memory was released (jemalloc and tcmalloc:
+/// when the call succeeded).
 int imago_trim_allocator(void);
 
 #endif

@@ -1,7 +1,14 @@
 /// Lets at most `maximumConcurrency` jobs run at once; waiting jobs start
-/// by priority, then in arrival order: the one slot limit of the package.
+/// by priority, then oldest job first: the one slot limit of the package.
 /// One per pipeline stage; the image server's renders share the decode
 /// stage's.
+///
+/// A job's age is its id (``makeID()`` hands them out in increasing order
+/// as jobs are made), so a job that comes back for a second slot (the
+/// server's render decodes in one, then resizes and encodes in another)
+/// goes ahead of the jobs made after it, instead of queueing again behind
+/// them: work already begun finishes first, which keeps the slowest
+/// requests' waits short and holds fewer decoded images at once.
 ///
 /// Every operation is O(1) or O(log n) in the number of waiters (a priority
 /// change is O(n) in the worst case), so thousands of queued requests cost
@@ -9,18 +16,19 @@
 package final class WorkQueue: Sendable {
     private struct Waiter {
         var priority: ImageRequest.Priority
+        /// The job's id: its age, the order it waits in.
         let order: UInt64
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    /// The ids waiting at one priority, in arrival order. Entries go stale
+    /// The ids waiting at one priority, oldest first. Entries go stale
     /// when their waiter leaves or moves to another level; they are skipped
     /// when reached.
     private struct Level {
         var entries: [(order: UInt64, id: UInt64)] = []
         var head = 0
 
-        /// Inserts keeping arrival order (a moved waiter keeps its place in line).
+        /// Inserts keeping the order of age (a moved waiter keeps its place in line).
         mutating func insert(order: UInt64, id: UInt64) {
             if entries.last.map({ $0.order < order }) ?? true {
                 entries.append((order, id))
@@ -49,7 +57,6 @@ package final class WorkQueue: Sendable {
 
     private struct State {
         var running = 0
-        var order: UInt64 = 0
         var waiters: [UInt64: Waiter] = [:]
         var levels = Array(repeating: Level(), count: ImageRequest.Priority.allCases.count)
 
@@ -91,7 +98,8 @@ package final class WorkQueue: Sendable {
 
     /// Waits for a slot. Throws `CancellationError` if the calling task is
     /// cancelled before it gets one. Every successful call needs one ``release()``.
-    /// `id` must not belong to another job waiting in this queue.
+    /// `id` comes from ``makeID()`` (the job's age, the order it waits in)
+    /// and must not belong to another job waiting in this queue.
     package func acquire(id: UInt64, priority: ImageRequest.Priority) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -104,9 +112,8 @@ package final class WorkQueue: Sendable {
                         return true
                     }
                     precondition(state.waiters[id] == nil, "job \(id) is already waiting in this queue")
-                    state.order += 1
-                    state.waiters[id] = Waiter(priority: priority, order: state.order, continuation: continuation)
-                    state.levels[priority.rawValue].insert(order: state.order, id: id)
+                    state.waiters[id] = Waiter(priority: priority, order: id, continuation: continuation)
+                    state.levels[priority.rawValue].insert(order: id, id: id)
                     return false
                 }
                 switch outcome {
@@ -121,6 +128,9 @@ package final class WorkQueue: Sendable {
         }
     }
 
+    /// How many jobs wait for a slot.
+    package var waitingCount: Int { state.withLock { $0.waiters.count } }
+
     /// Gives a slot back: the most urgent waiter takes it.
     package func release() {
         let next = state.withLock { state -> Waiter? in
@@ -134,7 +144,7 @@ package final class WorkQueue: Sendable {
     }
 
     /// Changes the priority of a waiting job; no effect once it runs. The
-    /// job keeps its place in arrival order within its new level.
+    /// job keeps its place by age within its new level.
     package func update(id: UInt64, priority: ImageRequest.Priority) {
         state.withLock { state in
             guard var waiter = state.waiters[id], waiter.priority != priority else { return }

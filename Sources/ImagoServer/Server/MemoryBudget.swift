@@ -19,7 +19,8 @@ import Imago
 ///
 /// Waiting ends at the render's deadline. After a large render the
 /// allocator's free memory is handed back to the system (`malloc_trim`
-/// with glibc), so a peak does not stay resident.
+/// with glibc; a preloaded jemalloc's or tcmalloc's own purge), so a peak
+/// does not stay resident.
 struct MemoryBudget: Sendable {
     /// Renders at least this large trim the allocator when they end.
     static let trimThreshold = 64 << 20

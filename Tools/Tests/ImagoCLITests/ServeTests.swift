@@ -123,6 +123,36 @@ import FoundationNetworking
         try await origin.stop()
     }
 
+    /// With jemalloc, what a large render freed goes back to the system when
+    /// the render ends (jemalloc's purge, as `malloc_trim` does for glibc),
+    /// instead of staying resident for the seconds of jemalloc's own decay:
+    /// four 9 MP renders to AVIF leave the server within 16 MB of where they
+    /// found it (6 MB here; 32 MB more without the purge, for seconds).
+    @Test func jemallocHandsALargeRendersFreedMemoryBackWhenItEnds() async throws {
+        let side = 3000
+        let flat = Image(width: side, height: side, pixelFormat: .rgba8, pixels: [UInt8](repeating: 160, count: side * side * 4))
+        let large = try ImageEncoders.jpeg(quality: 80).encode(flat)
+        let origin = try await LoopbackServer.start(routes: [
+            "/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg"), "/large.jpg": .ok(large, contentType: "image/jpeg"),
+        ])
+        let server = try await Running(["--unsigned", "--allow-private-networks", "--no-cache", "--malloc", "jemalloc"])
+        #expect(try Self.mappedFiles(of: server).contains("/libjemalloc.so"))
+        #expect(try await server.get(Self.imagePath("rs:fit:60:60", origin.url("/photo.jpg"))).status == 200)
+        let pid = server.process.processIdentifier
+        let before = MemoryBudgetTests.memory(of: pid).now
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for copy in 0..<4 {
+                group.addTask { try await server.get(Self.imagePath("rs:fit:1600:1600/q:60", origin.url("/large.jpg?copy=\(copy)")) + "@avif").status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == [200, 200, 200, 200])
+        let grown = MemoryBudgetTests.memory(of: pid).now - before
+        #expect(grown < 16 << 10, "the server holds \(grown >> 10) MB more after the renders than before them")
+        #expect(await server.stop() == 0)
+        try await origin.stop()
+    }
+
     /// The files mapped into the server's process (`/proc/PID/maps`, whose size reads as 0).
     static func mappedFiles(of server: Running) throws -> String {
         let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(server.process.processIdentifier)/maps"))
