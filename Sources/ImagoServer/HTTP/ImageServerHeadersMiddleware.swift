@@ -27,7 +27,7 @@ public struct ImageServerHeadersMiddleware<Context: RequestContext>: RouterMiddl
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let id = Self.requestID(for: request.headers)
+        let id = RequestID.of(request.headers)
         var response: Response
         if request.method == .options {
             response = Response(status: .ok, headers: [.contentType: "text/plain"])
@@ -40,7 +40,7 @@ public struct ImageServerHeadersMiddleware<Context: RequestContext>: RouterMiddl
                 response = try failure.response(from: request, context: context)
             }
         }
-        if let name = HTTPField.Name("X-Request-ID") { response.headers[name] = id }
+        if let name = RequestID.field { response.headers[name] = id }
         if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy }
         if let allowedOrigin {
             response.headers[.accessControlAllowOrigin] = allowedOrigin
@@ -48,21 +48,40 @@ public struct ImageServerHeadersMiddleware<Context: RequestContext>: RouterMiddl
         }
         return response
     }
+}
 
+/// The `X-Request-ID` of an answer.
+enum RequestID {
     /// The request's id: the client's `X-Request-ID` when it is 1 to 100
     /// letters, digits, `-` or `_`; else the `requestId` of AWS Lambda's
     /// `X-Amzn-Request-Context`; else 22 random base64url characters.
-    static func requestID(for headers: HTTPFields) -> String {
-        if let name = HTTPField.Name("X-Request-ID"), let given = headers[name], isSafeID(given) { return given }
-        if let name = HTTPField.Name("X-Amzn-Request-Context"), let context = headers[name],
+    static func of(_ headers: HTTPFields) -> String {
+        if let name = field, let given = headers[name], isSafeID(given) { return given }
+        if let name = lambdaContextField, let context = headers[name],
            let object = try? JSONSerialization.jsonObject(with: Data(context.utf8)) as? [String: Any],
            let id = object["requestId"] as? String, isSafeID(id) {
             return id
         }
-        var random = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
-        return SigningKey.base64URL(Data(bytes))
+        return make()
     }
+
+    /// 22 random base64url characters (132 bits), from three draws of the
+    /// system's generator (not one per byte: each draw is a system call).
+    static func make() -> String {
+        var random = SystemRandomNumberGenerator()
+        let bits = (random.next(), random.next(), random.next()) as (UInt64, UInt64, UInt64)
+        return String(unsafeUninitializedCapacity: 22) { characters in
+            for index in 0..<22 {
+                let word = index < 10 ? bits.0 : index < 20 ? bits.1 : bits.2
+                characters[index] = base64URLAlphabet[Int(truncatingIfNeeded: word >> UInt64(6 * (index % 10))) & 63]
+            }
+            return 22
+        }
+    }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    static let field = HTTPField.Name("X-Request-ID")
+    private static let lambdaContextField = HTTPField.Name("X-Amzn-Request-Context")
 
     static func isSafeID(_ text: String) -> Bool {
         (1...100).contains(text.utf8.count)
