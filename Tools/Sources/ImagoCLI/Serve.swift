@@ -205,7 +205,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Megabytes renders may hold at once (source, decoded image, intermediates, encoder); larger renders wait for each other. A quarter more bounds the sources waiting for a worker. Default: half the machine's memory, 512 to 8192.")
     var maxMemory: Int?
 
-    @Option(help: "The memory allocator: malloc (the C library's), jemalloc or tcmalloc (from the system's packages, preloaded: imago serve starts itself again with it; Linux). jemalloc keeps a lower, steadier footprint under long mixed loads.")
+    @Option(help: "The memory allocator: malloc (the C library's; with glibc, at most 2 arenas unless MALLOC_ARENA_MAX says otherwise), jemalloc or tcmalloc (from the system's packages, preloaded: imago serve starts itself again with it; Linux). Each keeps a flat footprint under long mixed loads; jemalloc's is the lowest.")
     var malloc: ServeAllocator = .malloc
 
     @Option(help: "The most seconds a request may take, its wait for a worker, download and render together; past it the answer is 503 and the render stops (IMGPROXY_TIMEOUT).")
@@ -595,7 +595,7 @@ struct Serve: AsyncParsableCommand {
             ("cache-dir", noCache ? "(none)" : cacheDir ?? DataCache.defaultDirectory.path), ("no-cache", "\(noCache)"), ("workers", workers.map(String.init) ?? "(cores)"),
             ("max-queue", "\(maxQueue)"), ("timeout", "\(timeout)"), ("read-request-timeout", "\(readRequestTimeout)"),
             ("keep-alive-timeout", "\(keepAliveTimeout)"), ("max-clients", "\(maxClients)"),
-            ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"), ("malloc", malloc.rawValue),
+            ("max-memory", maxMemory.map { "\($0)" } ?? "(half the memory)"), ("malloc", malloc.configurationValue()),
             ("max-downloads-per-host", maxDownloadsPerHost.map(String.init) ?? "(4 per worker, at least 16)"), ("host-slot-wait", "\(hostSlotWait)"), ("ttl", "\(ttl)"), ("etag", "\(etag.isOn)"), ("etag-hash", "\(etagHash.isOn)"), ("etag-buster", etagBuster ?? "(none)"),
             ("last-modified", "\(lastModified.isOn)"), ("last-modified-buster", lastModifiedBuster ?? "(none)"),
             ("cache-control-passthrough", "\(cacheControlPassthrough)"), ("error-cache-control", errorCacheControl.isEmpty ? "(none)" : errorCacheControl), ("quality", "\(quality)"),

@@ -9,11 +9,15 @@ import Glibc
 /// `IMGPROXY_MALLOC`): the C library's own, or jemalloc or tcmalloc from
 /// the system's packages, as imgproxy's Docker image offers.
 ///
-/// Under a long mixed load glibc's malloc keeps more memory than it uses
-/// and creeps; jemalloc holds a lower, flat level (`Benchmarks/soak-server-*.md`).
-/// An allocator must be in place before the process allocates anything,
-/// so `serve` loads it by starting itself again, same process ID and
-/// arguments, with the library in `LD_PRELOAD`. Linux only.
+/// Under a long mixed load glibc's malloc, left with its default of eight
+/// arenas a core, keeps more memory than it uses and creeps; capped at two
+/// arenas (what `MALLOC_ARENA_MAX=2` does, as imgproxy and libvips advise)
+/// it holds a flat level, and so does jemalloc (`Benchmarks/soak-server-*.md`).
+/// `serve` caps glibc's arenas at ``glibcArenas`` unless `MALLOC_ARENA_MAX`
+/// says otherwise. An allocator must be in place before the process
+/// allocates anything, so `serve` loads jemalloc or tcmalloc by starting
+/// itself again, same process ID and arguments, with the library in
+/// `LD_PRELOAD`. Linux only.
 enum ServeAllocator: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// The C library's malloc: nothing to load.
     case malloc
@@ -75,6 +79,38 @@ enum ServeAllocator: String, ExpressibleByArgument, CaseIterable, Sendable {
         return String(decoding: (try? maps.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
+    /// The arenas glibc's malloc may create under `serve`, unless
+    /// `MALLOC_ARENA_MAX` is set: two, where glibc's default is eight a
+    /// core (a thread that finds its arena locked makes another, and each
+    /// keeps its free pages in its own heaps).
+    static let glibcArenas: Int32 = 2
+
+    /// Caps glibc's arenas (`mallopt(M_ARENA_MAX)`) unless the environment
+    /// sets `MALLOC_ARENA_MAX`, which glibc reads itself; nothing with
+    /// another C library. Returns the cap it set, if it set one.
+    @discardableResult
+    static func capGlibcArenas(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32? {
+        #if os(Linux)
+        guard environment["MALLOC_ARENA_MAX"] == nil, let symbol = dlsym(nil, "mallopt") else { return nil }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let arenaMax: Int32 = -8   // M_ARENA_MAX in <malloc.h>
+        return unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, glibcArenas) == 1 ? glibcArenas : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// The allocator as `--print-config` shows it: glibc's with its arena cap.
+    func configurationValue(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        guard self == .malloc else { return rawValue }
+        #if os(Linux)
+        guard dlsym(nil, "mallopt") != nil else { return rawValue }
+        return "malloc (arenas: \(environment["MALLOC_ARENA_MAX"].map { "MALLOC_ARENA_MAX=\($0)" } ?? "\(Self.glibcArenas)"))"
+        #else
+        return rawValue
+        #endif
+    }
+
     /// Why the allocator cannot be put in place.
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
@@ -87,6 +123,7 @@ enum ServeAllocator: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// - Throws: ``Unavailable`` when the library is not installed, the
     ///   loader refused it, or the system is not Linux.
     func adopt() throws {
+        if self == .malloc { Self.capGlibcArenas() }
         guard self != .malloc, !isLoaded else { return }
         #if os(Linux)
         let environment = ProcessInfo.processInfo.environment

@@ -1,3 +1,4 @@
+@testable import ImagoCLI
 import ChildProcesses
 import ServeProcess
 import Foundation
@@ -151,6 +152,59 @@ import FoundationNetworking
         #expect(grown < 16 << 10, "the server holds \(grown >> 10) MB more after the renders than before them")
         #expect(await server.stop() == 0)
         try await origin.stop()
+    }
+
+    /// With glibc's malloc, `serve` keeps to 2 arenas (glibc's default is 8
+    /// a core, each with heaps of its own that creep under a long mixed load);
+    /// `MALLOC_ARENA_MAX` still decides when it is set. Each arena but the
+    /// first maps 64 MiB heaps, so the heaps in `/proc/PID/maps` count them.
+    @Test func glibcArenasAreCappedAtTwoUnlessMallocArenaMaxSaysOtherwise() async throws {
+        let origin = try await LoopbackServer.start(routes: ["/photo.jpg": .ok(Self.jpeg, contentType: "image/jpeg")])
+        func heapsAfterABurst(_ environment: [String: String]) async throws -> Int {
+            let server = try await Running(["--unsigned", "--allow-private-networks", "--no-cache", "--workers", "4"], environment: environment)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for copy in 0..<32 {
+                    group.addTask { try await server.get(Self.imagePath("rs:fit:\(40 + copy):60", origin.url("/photo.jpg?copy=\(copy)"))).status }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 32))
+            let heaps = Self.glibcHeaps(in: try Self.mappedFiles(of: server))
+            #expect(await server.stop() == 0)
+            return heaps
+        }
+        let capped = try await heapsAfterABurst([:])
+        #expect(capped <= 2, "one arena besides the main one (its heaps: \(capped))")
+        let uncapped = try await heapsAfterABurst(["MALLOC_ARENA_MAX": "16"])
+        #expect(uncapped > 2, "with MALLOC_ARENA_MAX=16 the server's threads get arenas of their own (heaps: \(uncapped))")
+        // As `--print-config` shows it.
+        #expect(ServeAllocator.malloc.configurationValue(environment: [:]) == "malloc (arenas: 2)")
+        #expect(ServeAllocator.malloc.configurationValue(environment: ["MALLOC_ARENA_MAX": "4"]) == "malloc (arenas: MALLOC_ARENA_MAX=4)")
+        #expect(ServeAllocator.jemalloc.configurationValue(environment: [:]) == "jemalloc")
+        try await origin.stop()
+    }
+
+    /// glibc's arena heaps in a process's maps: anonymous mappings that start
+    /// on a 64 MiB boundary and, with the reserved rest that follows, span
+    /// exactly 64 MiB.
+    static func glibcHeaps(in maps: String) -> Int {
+        let heapSize = 64 << 20
+        let regions: [(start: Int, end: Int, anonymous: Bool)] = maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            let bounds = fields.first?.split(separator: "-").compactMap { Int($0, radix: 16) } ?? []
+            guard bounds.count == 2 else { return nil }
+            return (bounds[0], bounds[1], fields.count < 6)
+        }
+        var heaps = 0
+        for (index, region) in regions.enumerated() where region.anonymous && region.start % heapSize == 0 {
+            var end = region.end
+            for next in regions.dropFirst(index + 1) {
+                guard end < region.start + heapSize, next.start == end, next.anonymous else { break }
+                end = next.end
+            }
+            if end == region.start + heapSize { heaps += 1 }
+        }
+        return heaps
     }
 
     /// The files mapped into the server's process (`/proc/PID/maps`, whose size reads as 0).
