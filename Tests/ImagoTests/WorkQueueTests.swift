@@ -20,6 +20,13 @@ import Testing
         return task
     }
 
+    /// A queue of one slot, held by a job made before any other of the test's.
+    private static func queueWithItsSlotHeld() async throws -> (WorkQueue, Locked<[String]>) {
+        let queue = WorkQueue(maximumConcurrency: 1)
+        try await queue.acquire(id: WorkQueue.makeID(), priority: .normal)
+        return (queue, Locked<[String]>([]))
+    }
+
     /// Gives the held slot to the next waiter and waits until it has it.
     private func handOver(_ queue: WorkQueue, order: Locked<[String]>) async throws {
         let before = order.withLock { $0.count }
@@ -51,10 +58,8 @@ import Testing
     }
 
     @Test func priorityComesBeforeAge() async throws {
-        let queue = WorkQueue(maximumConcurrency: 1)
-        let (holder, old, young) = (WorkQueue.makeID(), WorkQueue.makeID(), WorkQueue.makeID())
-        let order = Locked<[String]>([])
-        try await queue.acquire(id: holder, priority: .normal)
+        let (queue, order) = try await Self.queueWithItsSlotHeld()
+        let (old, young) = (WorkQueue.makeID(), WorkQueue.makeID())
         let oldWaits = try await waiting(queue, id: old, priority: .normal, name: "old", order: order)
         let youngWaits = try await waiting(queue, id: young, priority: .high, name: "young, high", order: order)
         try await handOver(queue, order: order)
@@ -65,10 +70,8 @@ import Testing
     }
 
     @Test func aWaiterMovedToAnotherPriorityKeepsItsAgeAndIsLetInOnce() async throws {
-        let queue = WorkQueue(maximumConcurrency: 1)
-        let (holder, old, young) = (WorkQueue.makeID(), WorkQueue.makeID(), WorkQueue.makeID())
-        let order = Locked<[String]>([])
-        try await queue.acquire(id: holder, priority: .normal)
+        let (queue, order) = try await Self.queueWithItsSlotHeld()
+        let (old, young) = (WorkQueue.makeID(), WorkQueue.makeID())
         let youngWaits = try await waiting(queue, id: young, priority: .high, name: "young", order: order)
         let oldWaits = try await waiting(queue, id: old, priority: .low, name: "old", order: order)
         // Raised to the younger job's level, the old job goes first by age.
