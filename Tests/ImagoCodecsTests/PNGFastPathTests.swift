@@ -43,7 +43,12 @@ import Testing
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: nil) == source)
             let plan = ResamplingPlan(sourceWidth: width, sourceHeight: height, format: format, width: max(1, width / 3), height: max(1, height / 3))
             let expected = source.resized(width: plan.width, height: plan.height)
-            #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan) == expected)
+            // Rows inflated one, three, or all at a time, batches ending anywhere in the image.
+            let stride = width * format.bytesPerPixel + 1
+            for batchBytes in [1, 3 * stride + 1, PNGFastPath.batchBytes] {
+                #expect(PNGFastPath.decode(data, header: Self.header(source), format: format, plan: plan, batchBytes: batchBytes) == expected,
+                        "\(format) \(width)x\(height) pattern \(pattern), batches of \(batchBytes) bytes")
+            }
             for options in Self.optionSets {
                 #expect(outcome(fast, data, options) == outcome(reference, data, options), "\(format) pattern \(pattern) \(options)")
             }
@@ -108,6 +113,8 @@ import Testing
         for (label, data) in cases {
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: .rgba8, plan: nil) == nil, "\(label)")
             #expect(PNGFastPath.decode(data, header: Self.header(source), format: .rgba8, plan: plan) == nil, "thumbnail: \(label)")
+            #expect(PNGFastPath.decode(data, header: Self.header(source), format: .rgba8, plan: plan, batchBytes: 7 * 161) == nil,
+                    "thumbnail in batches of 7 rows: \(label)")
         }
         #expect(outcome(fast, cases[2].1, ImageDecodingOptions()) == outcome(fast, good.data, ImageDecodingOptions()))
     }

@@ -17,8 +17,15 @@ import Imago
 /// rejects or rejects one it accepts; it is only faster when it says yes.
 ///
 /// A thumbnail is made a row at a time, as the rows are inflated, so its
-/// memory is the thumbnail plus a few rows of the source.
+/// memory is the thumbnail plus 256 KiB of the source's rows (one row, when
+/// a row is longer).
 enum PNGFastPath {
+    /// About how many bytes of filtered rows a thumbnail decode inflates at
+    /// once. A PNG thumbnail decodes about a tenth faster than with one row
+    /// at a time (igzip runs its fastest loop with room to write), and the
+    /// batch still fits a core's L2 cache.
+    static let batchBytes = 256 << 10
+
     /// Decodes `data`, to `plan`'s size when given, or returns `nil` to let
     /// libspng decode it.
     ///
@@ -27,8 +34,10 @@ enum PNGFastPath {
     /// - Parameter maximumChunkLength: The longest chunk read; a file with
     ///   a longer one is left to libspng (the decode's
     ///   ``PNGChunkLimits/chunkSize``).
+    /// - Parameter batchBytes: For a thumbnail, about how many bytes of
+    ///   rows are inflated at once (at least one row); tests lower it.
     static func decode(_ data: Data, header: spng_ihdr, format: PixelFormat, plan: ResamplingPlan?,
-                       maximumChunkLength: Int = PNGChunkLimits.standard.chunkSize) -> Image? {
+                       maximumChunkLength: Int = PNGChunkLimits.standard.chunkSize, batchBytes: Int = batchBytes) -> Image? {
         let colorType: UInt8
         switch format {
         case .rgb8: colorType = 2
@@ -43,10 +52,17 @@ enum PNGFastPath {
             let bytesPerPixel = format.bytesPerPixel
             let rowBytes = width * bytesPerPixel
             if let plan {
-                let row = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + 1)
-                defer { row.deallocate() }
-                return thumbnail(plan: plan) { _ in stream.read(into: row, count: rowBytes + 1) ? UnsafePointer(row) : nil }
-                    .flatMap { stream.finish() ? $0 : nil }
+                // The filtered rows (each a filter byte and a row), inflated a batch at a time.
+                let stride = rowBytes + 1
+                let batch = max(1, min(height, batchBytes / stride))
+                let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: batch * stride)
+                defer { rows.deallocate() }
+                return thumbnail(plan: plan) { row in
+                    let slot = row % batch
+                    if slot == 0, !stream.read(into: rows, count: min(batch, height - row) * stride) { return nil }
+                    return UnsafePointer(rows + slot * stride)
+                }
+                .flatMap { stream.finish() ? $0 : nil }
             }
             let filteredCount = height * (rowBytes + 1)
             var decoded = false
