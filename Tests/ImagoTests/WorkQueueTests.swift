@@ -1,5 +1,6 @@
 import Foundation
 @testable import Imago
+import ImagoTesting
 import Testing
 
 /// The slot queue every pipeline stage and the server's renders wait in:
@@ -90,6 +91,100 @@ import Testing
         queue.release()
         for task in [oldWaitsAgain, newWaits] { try await task.value }
         #expect(queue.waitingCount == 0)
+        #expect(try await queue.withSlot { true }, "every slot was given back")
+    }
+
+    // MARK: Work handed to the queue (perform)
+
+    /// Job `id`'s work waiting in `queue` for `dispatcher` on a task of its
+    /// own; the work appends `name` to `order` and returns it.
+    private func waitingWork(
+        _ queue: WorkQueue, id: UInt64, priority: ImageRequest.Priority = .normal, on dispatcher: any Dispatching,
+        name: String, order: Locked<[String]>
+    ) async throws -> Task<String, any Error> {
+        let before = queue.waitingCount
+        let task = Task {
+            try await queue.perform(id: id, priority: priority, on: dispatcher) {
+                order.withLock { $0.append(name) }
+                return name
+            }
+        }
+        try await eventually { queue.waitingCount == before + 1 }
+        return task
+    }
+
+    @Test func waitingWorkRunsOnTheThreadThatGaveTheSlotBackByPriorityThenAge() async throws {
+        let queue = WorkQueue(maximumConcurrency: 1)
+        let dispatcher = ManualQueue()
+        let order = Locked<[String]>([])
+        let (first, old, young, high) = (WorkQueue.makeID(), WorkQueue.makeID(), WorkQueue.makeID(), WorkQueue.makeID())
+        let firstRuns = Task { try await queue.perform(id: first, priority: .normal, on: dispatcher) { order.withLock { $0.append("first") } } }
+        await dispatcher.waitForWork()
+        let youngWaits = try await waitingWork(queue, id: young, on: dispatcher, name: "young", order: order)
+        let oldWaits = try await waitingWork(queue, id: old, on: dispatcher, name: "old", order: order)
+        let highWaits = try await waitingWork(queue, id: high, priority: .high, on: dispatcher, name: "high", order: order)
+        #expect(dispatcher.pendingCount == 1, "only the work that holds the slot is dispatched")
+        // One dispatched item runs them all: each hands its slot to the next
+        // on the same thread, with no dispatch (and no cooperative thread) between.
+        #expect(dispatcher.runNext())
+        #expect(order.withLock { $0 } == ["first", "high", "old", "young"])
+        #expect(dispatcher.pendingCount == 0)
+        try await firstRuns.value
+        #expect(try await [youngWaits.value, oldWaits.value, highWaits.value] == ["young", "old", "high"])
+        #expect(try await queue.withSlot { true }, "every slot was given back")
+    }
+
+    @Test func waitingWorkForAnotherDispatcherIsDispatchedThereAndATaskWaitingIsResumed() async throws {
+        let (queue, order) = try await Self.queueWithItsSlotHeld()
+        let (first, second) = (ManualQueue(), ManualQueue())
+        let firstWaits = try await waitingWork(queue, id: WorkQueue.makeID(), on: first, name: "first", order: order)
+        let secondWaits = try await waitingWork(queue, id: WorkQueue.makeID(), on: second, name: "second", order: order)
+        let taskWaits = try await waiting(queue, id: WorkQueue.makeID(), name: "task", order: order)
+        queue.release()
+        await first.waitForWork()
+        #expect(first.runNext())
+        // The next work is for the other queue: dispatched there, not run here.
+        #expect(order.withLock { $0 } == ["first"] && first.pendingCount == 0)
+        await second.waitForWork()
+        #expect(second.runNext())
+        // After it, a task waiting for a slot goes on holding it.
+        try await eventually { order.withLock { $0 } == ["first", "second", "task"] }
+        #expect(try await [firstWaits.value, secondWaits.value] == ["first", "second"])
+        try await taskWaits.value
+        #expect(queue.waitingCount == 0)
+        queue.release()
+        #expect(try await queue.withSlot { true }, "every slot was given back")
+    }
+
+    @Test func workCancelledOrPastItsDeadlineWhileWaitingNeverRunsAndFailingWorkGivesItsSlotBack() async throws {
+        let queue = WorkQueue(maximumConcurrency: 1)
+        let dispatcher = ManualQueue()
+        let order = Locked<[String]>([])
+        struct Failed: Error {}
+        let failing = Task { try await queue.perform(id: WorkQueue.makeID(), priority: .normal, on: dispatcher) { () throws -> Int in throw Failed() } }
+        await dispatcher.waitForWork()
+        let cancelled = try await waitingWork(queue, id: WorkQueue.makeID(), on: dispatcher, name: "cancelled", order: order)
+        let late = Task {
+            try await WorkDeadline.$current.withValue(WorkDeadline(secondsFromNow: 0.05)) {
+                try await queue.perform(id: WorkQueue.makeID(), priority: .normal, on: dispatcher) { order.withLock { $0.append("late") } }
+            }
+        }
+        try await eventually { queue.waitingCount == 2 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(queue.waitingCount == 1)
+        try await Task.sleep(nanoseconds: 100_000_000)   // the late job's deadline passes while it waits
+        #expect(dispatcher.runNext())
+        await #expect(throws: Failed.self) { try await failing.value }
+        await #expect(throws: WorkDeadlineExceeded.self) { try await late.value }
+        #expect(order.withLock { $0 }.isEmpty, "neither the cancelled nor the late work ran")
+        // A deadline already passed: no wait, no work.
+        await #expect(throws: WorkDeadlineExceeded.self) {
+            try await WorkDeadline.$current.withValue(WorkDeadline(secondsFromNow: -1)) {
+                try await queue.perform(id: WorkQueue.makeID(), priority: .normal, on: dispatcher) { order.withLock { $0.append("past") } }
+            }
+        }
+        #expect(dispatcher.pendingCount == 0 && order.withLock { $0 }.isEmpty)
         #expect(try await queue.withSlot { true }, "every slot was given back")
     }
 }

@@ -123,6 +123,13 @@ package final class SharedJob<Value: Sendable>: Sendable {
         return try await body()
     }
 
+    /// Runs CPU-bound `work` on `dispatcher` in one of the stage's slots,
+    /// waiting for one at the job's priority (``WorkQueue/perform(id:priority:on:_:)``):
+    /// the slot passes from one job's work to the next on the worker thread.
+    package func perform<T: Sendable>(on dispatcher: any Dispatching, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await queue.perform(id: id, priority: priority, on: dispatcher, work)
+    }
+
     /// Starts the work and delivers its result to every subscriber.
     func start(_ work: @escaping @Sendable (SharedJob<Value>) async throws -> Value) {
         recomputePriority()

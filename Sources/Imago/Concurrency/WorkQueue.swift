@@ -18,7 +18,40 @@ package final class WorkQueue: Sendable {
         var priority: ImageRequest.Priority
         /// The job's id: its age, the order it waits in.
         let order: UInt64
-        let continuation: CheckedContinuation<Void, any Error>
+        let resumption: Resumption
+    }
+
+    /// What a waiter does with the slot it is given.
+    private enum Resumption {
+        /// An ``acquire(id:priority:)``: its task goes on, holding the slot.
+        case task(CheckedContinuation<Void, any Error>)
+        /// A ``perform(id:priority:on:_:)``: its work runs on the thread that
+        /// gave the slot back.
+        case work(WorkItem)
+
+        /// Tells the waiter it was cancelled before it got a slot.
+        func cancel() {
+            switch self {
+            case .task(let continuation): continuation.resume(throwing: CancellationError())
+            case .work(let item): item.run(true)
+            }
+        }
+    }
+
+    /// Work handed to the queue with its caller's continuation.
+    private struct WorkItem: Sendable {
+        /// Where the work runs.
+        let dispatcher: any Dispatching
+        /// Runs the work and resumes the caller with its result, or only
+        /// resumes it with `CancellationError` when `cancelled`.
+        let run: @Sendable (_ cancelled: Bool) -> Void
+
+        /// Whether it runs where `other` runs: the same dispatch queue (a
+        /// dispatcher that is not an object never matches).
+        func runs(where other: WorkItem) -> Bool {
+            guard type(of: dispatcher) is AnyClass, type(of: other.dispatcher) is AnyClass else { return false }
+            return (dispatcher as AnyObject) === (other.dispatcher as AnyObject)
+        }
     }
 
     /// The ids waiting at one priority, oldest first. Entries go stale
@@ -59,6 +92,13 @@ package final class WorkQueue: Sendable {
         var running = 0
         var waiters: [UInt64: Waiter] = [:]
         var levels = Array(repeating: Level(), count: ImageRequest.Priority.allCases.count)
+
+        /// Adds a waiter under its job's id, in line by priority and age.
+        mutating func wait(_ waiter: Waiter, id: UInt64) {
+            precondition(waiters[id] == nil, "job \(id) is already waiting in this queue")
+            waiters[id] = waiter
+            levels[waiter.priority.rawValue].insert(order: waiter.order, id: id)
+        }
 
         /// Removes and returns the most urgent waiter.
         mutating func popMostUrgent() -> Waiter? {
@@ -111,9 +151,7 @@ package final class WorkQueue: Sendable {
                         state.running += 1
                         return true
                     }
-                    precondition(state.waiters[id] == nil, "job \(id) is already waiting in this queue")
-                    state.waiters[id] = Waiter(priority: priority, order: id, continuation: continuation)
-                    state.levels[priority.rawValue].insert(order: id, id: id)
+                    state.wait(Waiter(priority: priority, order: id, resumption: .task(continuation)), id: id)
                     return false
                 }
                 switch outcome {
@@ -124,7 +162,99 @@ package final class WorkQueue: Sendable {
             }
         } onCancel: {
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-            waiter?.continuation.resume(throwing: CancellationError())
+            waiter?.resumption.cancel()
+        }
+    }
+
+    /// Runs `work` on `dispatcher` in one slot, waiting for it at
+    /// `priority`, under the calling task's ``WorkDeadline/current`` (none
+    /// starts once it has passed), and returns its result.
+    ///
+    /// It does what ``acquire(id:priority:)``, a dispatch and ``release()``
+    /// do, without their trips through the cooperative thread pool: the
+    /// slot is given back on the worker thread as soon as `work` returns,
+    /// and a job waiting with work of its own starts there at once. So a
+    /// slot never sits idle while the next job's task waits for a
+    /// cooperative thread to dispatch it.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled
+    ///   before the work starts; ``WorkDeadlineExceeded``; what `work` throws.
+    package func perform<T: Sendable>(
+        id: UInt64, priority: ImageRequest.Priority, on dispatcher: any Dispatching, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
+        try Task.checkCancellation()
+        let deadline = WorkDeadline.current
+        if let deadline, deadline.hasPassed { throw WorkDeadlineExceeded(deadline: deadline) }
+        // Set by the cancellation handler; read by the work before it starts.
+        let cancelled = Locked(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let item = WorkItem(dispatcher: dispatcher) { isCancelled in
+                    if isCancelled || cancelled.withLock({ $0 }) {
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    continuation.resume(with: Result { try deadline.map { try $0.run(work) } ?? work() })
+                }
+                let outcome = state.withLock { state -> Bool? in
+                    if Task.isCancelled { return nil }
+                    if state.running < maximumConcurrency {
+                        state.running += 1
+                        return true
+                    }
+                    state.wait(Waiter(priority: priority, order: id, resumption: .work(item)), id: id)
+                    return false
+                }
+                switch outcome {
+                case nil: continuation.resume(throwing: CancellationError())
+                case true?: start(item)
+                case false?: break
+                }
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
+            waiter?.resumption.cancel()
+        }
+    }
+
+    /// Runs `item`, which holds a slot, where it asked to run.
+    private func start(_ item: WorkItem) {
+        item.dispatcher.dispatch { self.run(item) }
+    }
+
+    /// Runs `item` holding a slot, then hands the slot on from this thread:
+    /// waiting work for the same queue runs here in turn; other work is
+    /// dispatched, a waiting task resumed.
+    private func run(_ item: WorkItem) {
+        var item = item
+        while true {
+            item.run(false)
+            switch popOrRelease()?.resumption {
+            case .work(let waiting)? where waiting.runs(where: item): item = waiting
+            case let next?: return hand(to: next)
+            case nil: return
+            }
+        }
+    }
+
+    /// The most urgent waiter, which takes over the caller's slot; `nil`
+    /// when none waits, and the slot is free.
+    private func popOrRelease() -> Waiter? {
+        state.withLock { state -> Waiter? in
+            guard let waiter = state.popMostUrgent() else {
+                state.running -= 1
+                return nil
+            }
+            return waiter
+        }
+    }
+
+    /// Gives a slot to a waiter: its task goes on, or its work starts.
+    private func hand(to resumption: Resumption) {
+        switch resumption {
+        case .task(let continuation): continuation.resume()
+        case .work(let item): start(item)
         }
     }
 
@@ -133,14 +263,7 @@ package final class WorkQueue: Sendable {
 
     /// Gives a slot back: the most urgent waiter takes it.
     package func release() {
-        let next = state.withLock { state -> Waiter? in
-            guard let waiter = state.popMostUrgent() else {
-                state.running -= 1
-                return nil
-            }
-            return waiter
-        }
-        next?.continuation.resume()
+        if let next = popOrRelease() { hand(to: next.resumption) }
     }
 
     /// Changes the priority of a waiting job; no effect once it runs. The

@@ -155,9 +155,7 @@ extension ImageServerEngine {
             let (data, response) = try await withSpan(SpanName.sourceFetch) { _ in try await loader.data(for: URLRequest(url: source)) }
             let checked = try ResponseHandler<Data>(accepting: .images) { $0 }.handle(data, response: response, for: source)
             let (workQueue, lifted) = (pipeline.configuration.workQueue, configuration.liftsPNGChunkLimits)
-            return try await job.withSlot {
-                try await workQueue.perform { try ImageInfoReport(describing: checked, liftsPNGChunkLimits: lifted).json() }
-            }
+            return try await job.perform(on: workQueue) { try ImageInfoReport(describing: checked, liftsPNGChunkLimits: lifted).json() }
         } catch {
             let failure = ImageServerError(answering: error)
             metrics.failed(failure)

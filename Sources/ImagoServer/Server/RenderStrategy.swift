@@ -64,7 +64,7 @@ extension ImageServerEngine {
     ) async throws -> T {
         let workQueue = pipeline.configuration.workQueue
         let trace = ServiceContext.current ?? .topLevel
-        return try await job.withSlot { try await workQueue.perform { try work(trace) } }
+        return try await job.perform(on: workQueue) { try work(trace) }
     }
 }
 
