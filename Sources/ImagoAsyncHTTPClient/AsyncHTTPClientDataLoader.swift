@@ -206,7 +206,7 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
                 if received > limit {
                     throw DataLoadingError(.responseTooLarge, url: url, message: "the body grew past the limit of \(limit) bytes")
                 }
-                chunks.yield(Data(buffer.readableBytesView))
+                chunks.yield(Self.data(sharing: buffer))
             }
         } catch let error as DataLoadingError {
             throw error
@@ -227,6 +227,17 @@ public final class AsyncHTTPClientDataLoader: DataLoading {
     /// `seconds` as NIO's time amount.
     static func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
         .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
+    }
+
+    /// `buffer`'s readable bytes as `Data` that shares its storage (kept
+    /// alive until the `Data` goes), not a copy: a body's bytes are copied
+    /// once, into the whole body, not chunk by chunk first.
+    static func data(sharing buffer: ByteBuffer) -> Data {
+        buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return Data() }
+            _ = storage.retain()
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .custom { _, _ in storage.release() })
+        }
     }
 
     /// The loader's error for what AsyncHTTPClient or NIO threw.
