@@ -35,14 +35,13 @@ struct DecodeStage: Sendable {
     func image(for request: IdentifiedRequest, subscription: JobSubscription, onProgress: ProgressHandler?) async throws -> DecodedImage {
         var options = decodingOptions
         options.thumbnail = request.request.thumbnail
-        return try await runner.output(for: request.decode, of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+        return try await runner.output(for: request.decode, of: request, subscription: subscription, onProgress: onProgress,
+                                       on: workQueue) { upstream, progress in
             try await data.data(for: request, subscription: upstream, onProgress: progress)
-        } work: { [decoder, workQueue, options, instruments] fetched, _ in
-            let (image, seconds) = try await workQueue.perform { () throws -> (Image, TimeInterval) in
-                let started = Stopwatch.now()
-                let image = try Self.decode(fetched.data, with: decoder, options: options)
-                return (image, Stopwatch.seconds(since: started))
-            }
+        } work: { [decoder, options, instruments] fetched in
+            let started = Stopwatch.now()
+            let image = try Self.decode(fetched.data, with: decoder, options: options)
+            let seconds = Stopwatch.seconds(since: started)
             let format = ImageFormat(sniffing: fetched.data)
             instruments.decoded(format, seconds: seconds)
             let metrics = ImageTaskMetrics(loadingDuration: fetched.duration, decodingDuration: seconds, byteCount: fetched.data.count)

@@ -23,13 +23,13 @@ struct ProcessStage: Sendable {
     ) async throws -> DecodedImage {
         guard count > 0 else { return try await decode.image(for: request, subscription: subscription, onProgress: onProgress) }
         let processor = request.request.processors[count - 1]
-        return try await runner.output(for: request.process(count: count), of: request, subscription: subscription, onProgress: onProgress) { upstream, progress in
+        return try await runner.output(for: request.process(count: count), of: request, subscription: subscription, onProgress: onProgress,
+                                       on: workQueue) { upstream, progress in
             try await image(for: request, afterProcessors: count - 1, subscription: upstream, onProgress: progress)
-        } work: { [workQueue] input, _ in
-            let (image, seconds) = try await workQueue.perform { () throws -> (Image, TimeInterval) in
-                let started = Stopwatch.now()
-                return (try processor.process(input.image), Stopwatch.seconds(since: started))
-            }
+        } work: { input in
+            let started = Stopwatch.now()
+            let image = try processor.process(input.image)
+            let seconds = Stopwatch.seconds(since: started)
             var metrics = input.metrics
             metrics.processingDuration = (metrics.processingDuration ?? 0) + seconds
             return DecodedImage(image: image, source: input.source, format: input.format, byteCount: input.byteCount, metrics: metrics)

@@ -44,21 +44,25 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
     var joinedCount: Int { jobs.joinedCount }
 
     /// The output for `key`: joins the job in flight, or starts one that
-    /// gets its input from upstream, then runs `work` in one of the stage's slots.
+    /// gets its input from upstream, then runs `work` on `workQueue` in one
+    /// of the stage's slots (``SharedJob/perform(on:_:)``: the slot passes
+    /// from one job's work to the next on the worker thread), under the
+    /// calling task's ``WorkDeadline``.
     ///
     /// - Parameters:
     ///   - input: Asks the upstream stage, with a subscription that follows
     ///     the job's priority and a progress handler that reaches every
     ///     requester. No slot is held meanwhile.
-    ///   - work: The stage's own work.
+    ///   - work: The stage's own work: CPU-bound, off the cooperative threads.
     ///   - failure: The error to report for an error of `work`.
     func output<Input: Sendable>(
         for key: Key,
         of request: IdentifiedRequest,
         subscription: JobSubscription,
         onProgress: ProgressHandler?,
+        on workQueue: any Dispatching,
         input: @escaping @Sendable (_ upstream: JobSubscription, _ progress: @escaping ProgressHandler) async throws -> Input,
-        work: @escaping @Sendable (Input, _ progress: @escaping ProgressHandler) async throws -> Output,
+        work: @escaping @Sendable (Input) throws -> Output,
         failure: @escaping @Sendable (any Error, Input) -> any Error
     ) async throws -> Output {
         try await jobs.value(for: key, subscription: subscription, onProgress: onProgress) { job in
@@ -67,7 +71,7 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
                 job.observePriority { upstream.setPriority($0) }
                 let input = try await input(upstream, job.report)
                 return try await self.ownWork(of: job, key: key, request: request) {
-                    try await work(input, job.report)
+                    try await job.perform(on: workQueue) { try work(input) }
                 } failure: {
                     failure($0, input)
                 }
@@ -87,7 +91,7 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
         try await jobs.value(for: key, subscription: subscription, onProgress: onProgress) { job in
             try await self.admitted(job) {
                 try await self.ownWork(of: job, key: key, request: request) {
-                    try await work(job.report)
+                    try await job.withSlot { try await work(job.report) }
                 } failure: {
                     failure($0)
                 }
@@ -104,8 +108,8 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
         return try await body()
     }
 
-    /// Runs the stage's own work in one of its slots, maps its failure, and
-    /// hands the output to ``didProduce``.
+    /// Runs the stage's own work (which takes one of its slots), maps its
+    /// failure, and hands the output to ``didProduce``.
     private func ownWork(
         of job: SharedJob<Output>,
         key: Key,
@@ -115,7 +119,7 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
     ) async throws -> Output {
         let output: Output
         do {
-            output = try await job.withSlot(work)
+            output = try await work()
         } catch is CancellationError {
             throw CancellationError()
         } catch {
