@@ -53,6 +53,20 @@ public struct ImageServer<Context: RequestContext>: Sendable {
     /// How many distinct images are being made or wait for a worker.
     package var jobsInProgress: Int { engine.jobsInProgress }
 
+    /// Renders a photo-like JPEG and PNG made in memory on each worker
+    /// (fitted to 256 px, encoded as a JPEG), so that the first requests do
+    /// not pay for the first use of the codecs and the resampler (code paged
+    /// in, tables built, the allocator's arenas grown). Call it before the
+    /// server takes requests, as `imago serve` does; it takes a few
+    /// milliseconds.
+    ///
+    /// - Returns: The outputs' format and size, one per source; empty when a
+    ///   render failed (a codec the build lacks).
+    @discardableResult
+    public func warmUp() async -> [ImageInfo] {
+        await engine.warmUp()
+    }
+
     /// Adds `GET` routes for every path below `router`'s own, and `HEAD`
     /// routes (the image's headers, rendering it) unless `head` is `false`.
     public func addRoutes(to router: some RouterMethods<Context>, head: Bool = true) {

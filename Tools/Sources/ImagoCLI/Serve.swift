@@ -807,7 +807,15 @@ struct Serve: AsyncParsableCommand {
             // imgproxy answers HEAD of any path 200, without a check or a render.
             routes.head("**") { _, _ in Response(status: .ok, headers: [.contentType: "text/plain"]) }
         }
-        ImageServer<BasicRequestContext>(configuration: configuration).addRoutes(to: routes, head: headRenders.isOn)
+        let images = ImageServer<BasicRequestContext>(configuration: configuration)
+        images.addRoutes(to: routes, head: headRenders.isOn)
+        // Before the first request (and before "listening on"): the first requests find the codecs warm.
+        let warmUpStarted = ContinuousClock.now
+        if await images.warmUp().isEmpty {
+            logger.warning("the warm-up render of a JPEG and a PNG failed; the first requests will show why")
+        } else {
+            logger.debug("warmed up the codecs in \(ContinuousClock.now - warmUpStarted)")
+        }
 
         let address = try http.address(host: host, port: port)
         // Room for every client, and for the sources, caches and stores beside them.
