@@ -143,18 +143,7 @@ package final class WorkQueue: Sendable {
     package func acquire(id: UInt64, priority: ImageRequest.Priority) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLock { state -> Bool? in
-                    // The cancellation flag is set before the handler runs, so
-                    // checking it under the lock leaves no gap.
-                    if Task.isCancelled { return nil }
-                    if state.running < maximumConcurrency {
-                        state.running += 1
-                        return true
-                    }
-                    state.wait(Waiter(priority: priority, order: id, resumption: .task(continuation)), id: id)
-                    return false
-                }
-                switch outcome {
+                switch enter(Waiter(priority: priority, order: id, resumption: .task(continuation)), id: id) {
                 case nil: continuation.resume(throwing: CancellationError())
                 case true?: continuation.resume()
                 case false?: break
@@ -196,16 +185,7 @@ package final class WorkQueue: Sendable {
                     }
                     continuation.resume(with: Result { try deadline.map { try $0.run(work) } ?? work() })
                 }
-                let outcome = state.withLock { state -> Bool? in
-                    if Task.isCancelled { return nil }
-                    if state.running < maximumConcurrency {
-                        state.running += 1
-                        return true
-                    }
-                    state.wait(Waiter(priority: priority, order: id, resumption: .work(item)), id: id)
-                    return false
-                }
-                switch outcome {
+                switch enter(Waiter(priority: priority, order: id, resumption: .work(item)), id: id) {
                 case nil: continuation.resume(throwing: CancellationError())
                 case true?: start(item)
                 case false?: break
@@ -215,6 +195,22 @@ package final class WorkQueue: Sendable {
             cancelled.withLock { $0 = true }
             let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.resumption.cancel()
+        }
+    }
+
+    /// Takes a free slot (`true`), or puts `waiter` in line (`false`);
+    /// `nil` when the calling task is cancelled.
+    private func enter(_ waiter: Waiter, id: UInt64) -> Bool? {
+        state.withLock { state -> Bool? in
+            // The cancellation flag is set before the handler runs, so
+            // checking it under the lock leaves no gap.
+            if Task.isCancelled { return nil }
+            if state.running < maximumConcurrency {
+                state.running += 1
+                return true
+            }
+            state.wait(waiter, id: id)
+            return false
         }
     }
 
