@@ -113,7 +113,7 @@ import Testing
         return task
     }
 
-    @Test func waitingWorkRunsOnTheThreadThatGaveTheSlotBackByPriorityThenAge() async throws {
+    @Test func waitingWorkIsDispatchedByTheWorkThatGaveTheSlotBackByPriorityThenAge() async throws {
         let queue = WorkQueue(maximumConcurrency: 1)
         let dispatcher = ManualQueue()
         let order = Locked<[String]>([])
@@ -124,11 +124,17 @@ import Testing
         let oldWaits = try await waitingWork(queue, id: old, on: dispatcher, name: "old", order: order)
         let highWaits = try await waitingWork(queue, id: high, priority: .high, on: dispatcher, name: "high", order: order)
         #expect(dispatcher.pendingCount == 1, "only the work that holds the slot is dispatched")
-        // One dispatched item runs them all: each hands its slot to the next
-        // on the same thread, with no dispatch (and no cooperative thread) between.
-        #expect(dispatcher.runNext())
-        #expect(order.withLock { $0 } == ["first", "high", "old", "young"])
-        #expect(dispatcher.pendingCount == 0)
+        // Other work on the same queue meanwhile: it keeps its place in the queue's line.
+        dispatcher.dispatch { order.withLock { $0.append("other") } }
+        // Each job's work, as it ends, dispatches the next job's itself: the
+        // next is queued the moment it returns, with no task (and no
+        // cooperative thread) between.
+        let steps: [(ran: String, pending: Int)] = [("first", 2), ("other", 1), ("high", 1), ("old", 1), ("young", 0)]
+        for (index, step) in steps.enumerated() {
+            #expect(dispatcher.runNext())
+            #expect(order.withLock { $0 } == steps[...index].map(\.ran))
+            #expect(dispatcher.pendingCount == step.pending, "after \(step.ran)")
+        }
         try await firstRuns.value
         #expect(try await [youngWaits.value, oldWaits.value, highWaits.value] == ["young", "old", "high"])
         #expect(try await queue.withSlot { true }, "every slot was given back")
@@ -175,6 +181,7 @@ import Testing
         #expect(queue.waitingCount == 1)
         try await Task.sleep(nanoseconds: 100_000_000)   // the late job's deadline passes while it waits
         #expect(dispatcher.runNext())
+        #expect(dispatcher.runNext())   // the late job's work, dispatched by the failing work's end
         await #expect(throws: Failed.self) { try await failing.value }
         await #expect(throws: WorkDeadlineExceeded.self) { try await late.value }
         #expect(order.withLock { $0 }.isEmpty, "neither the cancelled nor the late work ran")

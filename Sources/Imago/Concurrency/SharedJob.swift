@@ -125,7 +125,7 @@ package final class SharedJob<Value: Sendable>: Sendable {
 
     /// Runs CPU-bound `work` on `dispatcher` in one of the stage's slots,
     /// waiting for one at the job's priority (``WorkQueue/perform(id:priority:on:_:)``):
-    /// the slot passes from one job's work to the next on the worker thread.
+    /// the worker thread hands the slot straight to the next job's work.
     package func perform<T: Sendable>(on dispatcher: any Dispatching, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await queue.perform(id: id, priority: priority, on: dispatcher, work)
     }

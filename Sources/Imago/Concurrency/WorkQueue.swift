@@ -25,8 +25,8 @@ package final class WorkQueue: Sendable {
     private enum Resumption {
         /// An ``acquire(id:priority:)``: its task goes on, holding the slot.
         case task(CheckedContinuation<Void, any Error>)
-        /// A ``perform(id:priority:on:_:)``: its work runs on the thread that
-        /// gave the slot back.
+        /// A ``perform(id:priority:on:_:)``: its work is dispatched by the
+        /// thread that gave the slot back.
         case work(WorkItem)
 
         /// Tells the waiter it was cancelled before it got a slot.
@@ -45,13 +45,6 @@ package final class WorkQueue: Sendable {
         /// Runs the work and resumes the caller with its result, or only
         /// resumes it with `CancellationError` when `cancelled`.
         let run: @Sendable (_ cancelled: Bool) -> Void
-
-        /// Whether it runs where `other` runs: the same dispatch queue (a
-        /// dispatcher that is not an object never matches).
-        func runs(where other: WorkItem) -> Bool {
-            guard type(of: dispatcher) is AnyClass, type(of: other.dispatcher) is AnyClass else { return false }
-            return (dispatcher as AnyObject) === (other.dispatcher as AnyObject)
-        }
     }
 
     /// The ids waiting at one priority, oldest first. Entries go stale
@@ -162,9 +155,9 @@ package final class WorkQueue: Sendable {
     /// It does what ``acquire(id:priority:)``, a dispatch and ``release()``
     /// do, without their trips through the cooperative thread pool: the
     /// slot is given back on the worker thread as soon as `work` returns,
-    /// and a job waiting with work of its own starts there at once. So a
-    /// slot never sits idle while the next job's task waits for a
-    /// cooperative thread to dispatch it.
+    /// and the work of a job waiting with work of its own is dispatched
+    /// from there at once. So a slot never sits idle while the next job's
+    /// task waits for a cooperative thread to dispatch it.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled
     ///   before the work starts; ``WorkDeadlineExceeded``; what `work` throws.
@@ -220,18 +213,12 @@ package final class WorkQueue: Sendable {
     }
 
     /// Runs `item` holding a slot, then hands the slot on from this thread:
-    /// waiting work for the same queue runs here in turn; other work is
-    /// dispatched, a waiting task resumed.
+    /// a waiting job's work is dispatched at once (behind whatever else its
+    /// queue holds, so other work on that queue is not starved), a waiting
+    /// task resumed.
     private func run(_ item: WorkItem) {
-        var item = item
-        while true {
-            item.run(false)
-            switch popOrRelease()?.resumption {
-            case .work(let waiting)? where waiting.runs(where: item): item = waiting
-            case let next?: return hand(to: next)
-            case nil: return
-            }
-        }
+        item.run(false)
+        if let next = popOrRelease() { hand(to: next.resumption) }
     }
 
     /// The most urgent waiter, which takes over the caller's slot; `nil`

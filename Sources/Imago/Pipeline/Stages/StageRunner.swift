@@ -46,7 +46,7 @@ final class StageRunner<Key: Hashable & Sendable, Output: Sendable>: Sendable {
     /// The output for `key`: joins the job in flight, or starts one that
     /// gets its input from upstream, then runs `work` on `workQueue` in one
     /// of the stage's slots (``SharedJob/perform(on:_:)``: the slot passes
-    /// from one job's work to the next on the worker thread), under the
+    /// from one job's work to the next without a trip through a task), under the
     /// calling task's ``WorkDeadline``.
     ///
     /// - Parameters:
