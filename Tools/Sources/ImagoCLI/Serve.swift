@@ -36,7 +36,8 @@ struct Serve: AsyncParsableCommand {
         for an SVG source, its sanitised SVG (also with @svg or f:svg; rasterised for any other format). Without q: \
         jpeg 85, webp 80, avif 60, jxl 80. With --max-animation-frames above 1, animations stay animated as WebP, GIF or PNG (APNG): \
         GIF stays GIF, APNG stays PNG, animated WebP, AVIF and JPEG XL become WebP.
-        Prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
+        Renders a JPEG and a PNG made in memory on each worker (about 15 ms), so the first requests find the codecs warm, \
+        then prints "listening on http://HOST:PORT" once it accepts connections; stops cleanly on SIGTERM or SIGINT.
         """
     )
 
