@@ -1,3 +1,4 @@
+#if Server && os(Linux)
 import Foundation
 @testable import ImagoAsyncHTTPClient
 import NIOCore
@@ -26,3 +27,4 @@ import Testing
         #expect(AsyncHTTPClientDataLoader.data(sharing: ByteBuffer()).isEmpty)
     }
 }
+#endif

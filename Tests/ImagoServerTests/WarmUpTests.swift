@@ -1,3 +1,4 @@
+#if Server && os(Linux)
 import Foundation
 import Hummingbird
 import Imago
@@ -22,3 +23,4 @@ import Testing
         #expect(server.decodeCount == 0 && server.jobsInProgress == 0)
     }
 }
+#endif
